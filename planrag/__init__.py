@@ -1,0 +1,3 @@
+"""planrag: LLM-planned retrieval-augmented question answering."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,50 @@
+"""Error → HTTP mapping, in one place. Routes raise domain errors, never HTTPException."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from planrag.core.errors import PlanragError
+
+log = logging.getLogger(__name__)
+
+
+def error_body(code: str, message: str, details: object = None) -> dict[str, object]:
+    body: dict[str, object] = {"code": code, "message": message}
+    if details:
+        body["details"] = details
+    return {"error": body, "detail": message}
+
+
+async def planrag_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, PlanragError)
+    if exc.status >= 500:
+        log.error("%s: %s", exc.code, exc.message)
+    return JSONResponse(error_body(exc.code, exc.message, exc.details), status_code=exc.status)
+
+
+async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in exc.errors()
+    ]
+    message = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+    return JSONResponse(error_body("validation_error", message, errors), status_code=422)
+
+
+async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return JSONResponse(
+        error_body("internal_error", "internal server error; see the server log"), status_code=500
+    )
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(PlanragError, planrag_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(Exception, unexpected_error)

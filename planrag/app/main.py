@@ -1,0 +1,58 @@
+"""The FastAPI application: `create_app()` and its lifespan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from planrag import __version__
+from planrag.app import errors
+from planrag.app.routers import documents, knowledge_bases, retrieve, system
+from planrag.core.settings import Settings, get_settings
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+TAGS = [
+    {"name": "knowledge-bases", "description": "Knowledge bases (spec 001 §4)"},
+    {"name": "documents", "description": "Document upload, status and chunks"},
+    {"name": "retrieval", "description": "Retrieval against one knowledge base"},
+    {"name": "system", "description": "Health"},
+]
+
+
+def create_app(
+    settings: Settings | None = None, embedders: EmbedderRegistry | None = None
+) -> FastAPI:
+    """The app. `embedders` lets tests share one loaded model across apps."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = await run_in_threadpool(Runtime.open, settings, embedders)
+        app.state.runtime = runtime
+        runtime.warm_up()
+        resumed = await run_in_threadpool(runtime.ingestion.recover)
+        if resumed:
+            log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))
+        try:
+            yield
+        finally:
+            runtime.close()
+
+    app = FastAPI(
+        title="planrag",
+        version=__version__,
+        description="LLM-planned retrieval-augmented question answering (Korean first).",
+        openapi_tags=TAGS,
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    for router in (knowledge_bases, documents, retrieve, system):
+        app.include_router(router.router)
+    return app

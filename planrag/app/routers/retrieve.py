@@ -1,0 +1,17 @@
+"""POST /api/knowledge-bases/{kb_id}/retrieve."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from planrag.app.dependencies import RuntimeDep
+from planrag.core.types import Hit
+from planrag.services.retrieval import RetrieveRequest
+
+router = APIRouter(prefix="/api/knowledge-bases/{kb_id}", tags=["retrieval"])
+
+
+@router.post("/retrieve", response_model=list[Hit])
+def retrieve(kb_id: str, body: RetrieveRequest, runtime: RuntimeDep) -> list[Hit]:
+    """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric."""
+    return runtime.retrieval.retrieve(kb_id, body)

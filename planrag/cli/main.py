@@ -1,0 +1,240 @@
+"""The `planrag` command: serve, kb, ingest."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from planrag.core.errors import KnowledgeBaseNotFound, PlanragError
+from planrag.core.settings import get_settings
+from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
+from planrag.ingest.parsers import detect_file_type
+from planrag.services.ingestion import UploadItem
+from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseView
+from planrag.services.runtime import Runtime
+
+app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
+kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
+console = Console(stderr=True)
+
+
+def _runtime() -> Runtime:
+    try:
+        return Runtime.open(get_settings())
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(2) from exc
+
+
+def _find_kb(runtime: Runtime, name_or_id: str) -> KnowledgeBaseView:
+    try:
+        return runtime.knowledge_bases.get_by_name(name_or_id)
+    except KnowledgeBaseNotFound:
+        return runtime.knowledge_bases.get(name_or_id)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="default PLANRAG_SERVER__HOST")] = None,
+    port: Annotated[int | None, typer.Option(help="default PLANRAG_SERVER__PORT")] = None,
+) -> None:
+    """Serve the HTTP API (one process: Milvus Lite locks its data dir)."""
+    import uvicorn
+
+    from planrag.app.main import create_app
+
+    settings = get_settings()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvicorn.run(
+        create_app(settings),
+        host=host or settings.server.host,
+        port=port or settings.server.port,
+        log_level=settings.log_level.lower(),
+    )
+
+
+@kb_app.command("create")
+def kb_create(
+    name: str,
+    description: str = "",
+    chunking: Annotated[str, typer.Option(help="size | parent_child | context_aware")] = "size",
+    chunk_size: int = 500,
+    chunk_overlap: int = 50,
+    metric: Annotated[str, typer.Option(help="COSINE | L2 | IP")] = "COSINE",
+    top_k: int = 5,
+) -> None:
+    """Create a knowledge base."""
+    runtime = _runtime()
+    try:
+        kb = runtime.knowledge_bases.create(
+            KnowledgeBaseCreate(
+                name=name,
+                description=description,
+                top_k=top_k,
+                metric=_metric(metric),
+                chunking=ChunkingConfig(
+                    strategy=_strategy(chunking), chunk_size=chunk_size, chunk_overlap=chunk_overlap
+                ),
+            )
+        )
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from exc
+    finally:
+        runtime.close()
+    typer.echo(kb.id)
+
+
+def _metric(value: str) -> Metric:
+    if value.upper() not in ("COSINE", "L2", "IP"):
+        raise typer.BadParameter("metric must be COSINE, L2 or IP")
+    return value.upper()  # type: ignore[return-value]
+
+
+def _strategy(value: str) -> ChunkingStrategy:
+    if value not in ("size", "parent_child", "context_aware"):
+        raise typer.BadParameter("chunking must be size, parent_child or context_aware")
+    return value  # type: ignore[return-value]
+
+
+@kb_app.command("list")
+def kb_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List knowledge bases with document counts."""
+    runtime = _runtime()
+    try:
+        kbs = runtime.knowledge_bases.list()
+    finally:
+        runtime.close()
+    if as_json:
+        typer.echo(json.dumps([kb.model_dump(mode="json") for kb in kbs], ensure_ascii=False))
+        return
+    table = Table("name", "id", "documents", "chunks", "size", "updated")
+    for kb in kbs:
+        last = kb.stats.last_updated or kb.updated_at
+        table.add_row(
+            kb.name,
+            kb.id,
+            str(kb.stats.document_count),
+            str(kb.stats.chunk_count),
+            f"{kb.stats.size_bytes:,}",
+            last.strftime("%Y-%m-%d %H:%M"),
+        )
+    Console().print(table)
+
+
+@kb_app.command("delete")
+def kb_delete(
+    name: str, yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False
+) -> None:
+    """Delete a knowledge base (by name or id) with all its documents and vectors."""
+    runtime = _runtime()
+    try:
+        kb = _find_kb(runtime, name)
+        if not yes:
+            typer.confirm(f"Delete '{kb.name}' and its {kb.stats.document_count} documents?", abort=True)
+        runtime.knowledge_bases.delete(kb.id)
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from exc
+    finally:
+        runtime.close()
+    console.print(f"deleted {kb.name}")
+
+
+def _collect(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    files: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for path in paths:
+        candidates = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for candidate in candidates:
+            if not candidate.exists():
+                skipped.append((candidate, "not found"))
+                continue
+            try:
+                detect_file_type(candidate.name)
+            except PlanragError as exc:
+                if not path.is_dir():  # unsupported files inside folders are skipped silently
+                    skipped.append((candidate, exc.message))
+                continue
+            files.append(candidate)
+    return files, skipped
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="files or folders (searched recursively)")],
+    kb: Annotated[str, typer.Option("--kb", help="knowledge base name or id")],
+    create: Annotated[bool, typer.Option(help="create the knowledge base if missing")] = False,
+) -> None:
+    """Upload and index files into a knowledge base, with a progress bar."""
+    files, failures = _collect(paths)
+    runtime = _runtime()
+    try:
+        target = _target_kb(runtime, kb, create)
+        _ingest_files(runtime, target, files, failures)
+    finally:
+        runtime.close()
+    _summary(files, failures)
+    if failures:
+        raise typer.Exit(1)
+
+
+def _target_kb(runtime: Runtime, name: str, create: bool) -> KnowledgeBaseView:
+    try:
+        return _find_kb(runtime, name)
+    except KnowledgeBaseNotFound:
+        if not create:
+            console.print(f"[red]error:[/red] no knowledge base '{name}' (use --create)")
+            raise typer.Exit(1) from None
+        return runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name))
+
+
+def _ingest_files(
+    runtime: Runtime, kb: KnowledgeBaseView, files: list[Path], failures: list[tuple[Path, str]]
+) -> None:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("indexing", total=len(files))
+        for path in files:
+            progress.update(task, description=f"indexing {path.name[:40]}")
+            try:
+                uploaded = runtime.ingestion.upload(
+                    kb.id, [UploadItem(filename=path.name, data=path.read_bytes())], background=False
+                )[0]
+                doc = uploaded
+                if uploaded.status == DocumentStatus.pending:
+                    doc = runtime.ingestion.index(uploaded.id)  # type: ignore[assignment]
+                if doc.status == DocumentStatus.error:
+                    failures.append((path, doc.error or "unknown error"))
+            except PlanragError as exc:
+                failures.append((path, exc.message))
+            progress.advance(task)
+
+
+def _summary(files: list[Path], failures: list[tuple[Path, str]]) -> None:
+    failed = {path for path, _ in failures}
+    indexed = sum(1 for path in files if path not in failed)
+    console.print(f"{indexed} of {len(files)} file(s) indexed")
+    for path, reason in failures:
+        console.print(f"  [red]failed[/red] {path}: {reason}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""One error hierarchy with stable codes. `app/errors.py` maps it to HTTP in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class PlanragError(Exception):
+    """Base of every domain error. `code` is stable and documented; `status` is the HTTP status."""
+
+    code = "internal_error"
+    status = 500
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidInput(PlanragError):
+    code = "invalid_input"
+    status = 400
+
+
+class EmptyUpload(InvalidInput):
+    code = "empty_upload"
+
+
+class NotFound(PlanragError):
+    code = "not_found"
+    status = 404
+
+
+class KnowledgeBaseNotFound(NotFound):
+    code = "knowledge_base_not_found"
+
+
+class DocumentNotFound(NotFound):
+    code = "document_not_found"
+
+
+class Conflict(PlanragError):
+    code = "conflict"
+    status = 409
+
+
+class KnowledgeBaseExists(Conflict):
+    code = "knowledge_base_exists"
+
+
+class UploadTooLarge(PlanragError):
+    code = "upload_too_large"
+    status = 413
+
+
+class UnsupportedFileType(PlanragError):
+    code = "unsupported_file_type"
+    status = 415
+
+
+class ParseError(PlanragError):
+    """A file could not be read (corrupt PDF, undecodable text). Marks that document `error`."""
+
+    code = "parse_error"
+    status = 422
+
+
+class EmbeddingMismatch(PlanragError):
+    """Vectors of another model or dimension than the knowledge base records."""
+
+    code = "embedding_mismatch"
+    status = 409
+
+
+class ModelUnavailable(PlanragError):
+    """A model cannot be loaded (offline hub, wrong path). Names the setting to change."""
+
+    code = "model_unavailable"
+    status = 503
+
+
+class StoreUnavailable(PlanragError):
+    code = "store_unavailable"
+    status = 503

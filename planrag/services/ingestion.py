@@ -1,0 +1,255 @@
+"""Document ingestion: validate uploads, store files, index in the background, recover on start.
+
+A document moves pending → processing → completed | error. Indexing a document is idempotent:
+it first removes whatever an earlier, interrupted attempt left (chunks and vectors), so a crash
+at any point is repaired by running it again, which start-up does for every pending/processing
+document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from pydantic import BaseModel
+
+from planrag.core.errors import (
+    EmbeddingMismatch,
+    EmptyUpload,
+    InvalidInput,
+    NotFound,
+    ParseError,
+    PlanragError,
+    UploadTooLarge,
+)
+from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus
+from planrag.ingest.chunkers import chunk_document
+from planrag.ingest.parsers import detect_file_type, parse_document
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.files import FileStore
+from planrag.stores.filters import Eq
+from planrag.stores.metadata import MetadataStore
+from planrag.stores.vector import VectorRecord, VectorStore
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 256
+
+
+class UploadItem(BaseModel):
+    filename: str
+    data: bytes
+
+
+class UploadedDocument(Document):
+    duplicate: bool = False
+
+
+class IngestionService:
+    def __init__(
+        self,
+        metadata: MetadataStore,
+        vectors: VectorStore,
+        files: FileStore,
+        embedders: EmbedderRegistry,
+        *,
+        max_upload_bytes: int,
+        max_files: int,
+        concurrency: int,
+    ) -> None:
+        self._metadata = metadata
+        self._vectors = vectors
+        self._files = files
+        self._embedders = embedders
+        self._max_bytes = max_upload_bytes
+        self._max_files = max_files
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
+        self._pending: dict[str, Future[Document]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    # ── upload ─────────────────────────────────────────────────────────────────────────
+    def validate(self, items: list[UploadItem]) -> list[str]:
+        """Check every file before anything is stored; returns their file types."""
+        if not items:
+            raise InvalidInput("no files: send one or more multipart fields named 'files'")
+        if len(items) > self._max_files:
+            raise InvalidInput(f"too many files: at most {self._max_files} per request")
+        types = []
+        for item in items:
+            types.append(detect_file_type(item.filename))
+            if not item.data:
+                raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
+            if len(item.data) > self._max_bytes:
+                raise UploadTooLarge(
+                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
+                    filename=item.filename,
+                )
+        return types
+
+    def upload(
+        self,
+        kb_id: str,
+        items: list[UploadItem],
+        metadata: DocumentMetadata | None = None,
+        *,
+        background: bool = True,
+    ) -> list[UploadedDocument]:
+        """Store the files and queue them. Identical content in the same KB is not re-added."""
+        self._metadata.get_kb(kb_id)
+        file_types = self.validate(items)
+        result = []
+        for item, file_type in zip(items, file_types, strict=True):
+            digest = hashlib.sha256(item.data).hexdigest()
+            doc, created = self._metadata.add_document(
+                kb_id, item.filename, file_type, len(item.data), digest, metadata or DocumentMetadata()
+            )
+            if created or not self._files.exists(kb_id, doc.id, file_type):
+                self._files.save(kb_id, doc.id, file_type, item.data)
+            if created or doc.status == DocumentStatus.error:
+                # A retry of a failed document indexes it again.
+                self._metadata.set_status(doc.id, DocumentStatus.pending)
+                doc = self._metadata.get_document(doc.id)
+                if background:
+                    self.submit(doc.id)
+            result.append(UploadedDocument(**doc.model_dump(), duplicate=not created))
+        return result
+
+    # ── background indexing ────────────────────────────────────────────────────────────
+    def submit(self, doc_id: str) -> Future[Document]:
+        with self._lock:
+            if doc_id in self._pending:
+                return self._pending[doc_id]
+            future = self._pool.submit(self.index, doc_id)
+            self._pending[doc_id] = future
+        future.add_done_callback(lambda _f: self._forget(doc_id))
+        return future
+
+    def _forget(self, doc_id: str) -> None:
+        with self._lock:
+            self._pending.pop(doc_id, None)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until every queued document is indexed (CLI and tests)."""
+        while True:
+            with self._lock:
+                futures = list(self._pending.values())
+            if not futures:
+                return
+            for future in futures:
+                future.exception(timeout=timeout)
+
+    def recover(self) -> list[str]:
+        """Queue again every document a crash left pending or processing; sweep orphan vectors."""
+        for kb in self._metadata.list_kbs():
+            if not self._vectors.has_collection(kb.id):
+                self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
+                continue
+            known = {d.id for d in self._metadata.list_documents(kb.id)}
+            for orphan in self._vectors.doc_ids(kb.id) - known:
+                log.warning("removing orphan vectors of deleted document %s", orphan)
+                self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
+        stuck = self._metadata.list_documents(
+            statuses=[DocumentStatus.pending, DocumentStatus.processing]
+        )
+        for doc in stuck:
+            log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
+            self.submit(doc.id)
+        return [doc.id for doc in stuck]
+
+    def close(self) -> None:
+        self._closed = True
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ── indexing one document ──────────────────────────────────────────────────────────
+    def index(
+        self, doc_id: str, progress: Callable[[int, int], None] | None = None
+    ) -> Document:
+        """Parse, chunk, embed and write one document. Never raises for a bad document."""
+        doc = self._metadata.get_document(doc_id)
+        self._metadata.set_status(doc_id, DocumentStatus.processing)
+        try:
+            count = self._index(doc, progress)
+        except PlanragError as exc:
+            return self._fail(doc, exc.message)
+        except Exception as exc:  # a bug or a store failure must not kill the worker
+            log.exception("indexing %s failed", doc_id)
+            return self._fail(doc, f"{type(exc).__name__}: {exc}")
+        self._metadata.set_status(doc_id, DocumentStatus.completed, chunk_count=count)
+        try:
+            return self._metadata.get_document(doc_id)
+        except NotFound:  # deleted while it was being indexed: drop what was just written
+            self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc_id))
+            raise
+
+    def _index(self, doc: Document, progress: Callable[[int, int], None] | None) -> int:
+        kb = self._metadata.get_kb(doc.kb_id)
+        self._remove_leftovers(doc)
+        try:
+            data = self._files.read(doc.kb_id, doc.id, doc.file_type)
+        except FileNotFoundError as exc:
+            raise ParseError("the uploaded file is missing from the data dir") from exc
+        parsed = parse_document(data, doc.file_type)
+        chunks = chunk_document(parsed, kb.chunking, doc.id)
+        embedded = [c for c in chunks if c.kind != ChunkKind.parent]
+        if not embedded:
+            raise ParseError("document produced no chunks")
+        embedder = self._embedders.get(kb.embedding_model)
+        if embedder.dimension != kb.embedding_dim:
+            raise EmbeddingMismatch(
+                f"model '{kb.embedding_model}' gives dimension {embedder.dimension}, "
+                f"the knowledge base holds {kb.embedding_dim}"
+            )
+        self._metadata.replace_chunks(doc.id, chunks)
+        meta = doc.metadata
+        for start in range(0, len(embedded), EMBED_BATCH):
+            if self._closed:
+                raise PlanragError("server shutting down; indexing resumes at next start")
+            batch = embedded[start : start + EMBED_BATCH]
+            vectors = embedder.embed([c.text for c in batch])
+            records = [
+                VectorRecord(
+                    chunk_id=c.id,
+                    doc_id=doc.id,
+                    text=c.text,
+                    title=meta.title or doc.filename,
+                    author=meta.author or "",
+                    domain=meta.domain or "",
+                    date=meta.date_int(),
+                    vector=v,
+                )
+                for c, v in zip(batch, vectors, strict=True)
+            ]
+            self._vectors.upsert(doc.kb_id, records)
+            if progress:
+                progress(min(start + EMBED_BATCH, len(embedded)), len(embedded))
+        return len(embedded)
+
+    def _remove_leftovers(self, doc: Document) -> None:
+        self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
+        self._metadata.delete_chunks(doc.id)
+
+    def _fail(self, doc: Document, reason: str) -> Document:
+        log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
+        try:
+            self._remove_leftovers(doc)
+            self._metadata.set_status(doc.id, DocumentStatus.error, error=reason, chunk_count=0)
+            return self._metadata.get_document(doc.id)
+        except Exception:  # the KB was deleted meanwhile: nothing left to mark
+            log.exception("cleanup of %s failed", doc.id)
+            return doc.model_copy(update={"status": DocumentStatus.error, "error": reason})
+
+    # ── deletion ───────────────────────────────────────────────────────────────────────
+    def delete(self, kb_id: str, doc_id: str) -> None:
+        doc = self._metadata.get_document(doc_id, kb_id)
+        self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
+        self._metadata.delete_document(doc_id)
+        self._files.delete(kb_id, doc_id, doc.file_type)
+
+    def documents(self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None) -> list[Document]:
+        self._metadata.get_kb(kb_id)
+        return self._metadata.list_documents(kb_id, statuses)

@@ -1,0 +1,124 @@
+"""Knowledge-base use cases: create, list with stats, update, cascading delete."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planrag.core.errors import InvalidInput
+from planrag.core.types import (
+    ChunkingConfig,
+    GraphBackend,
+    KnowledgeBase,
+    KnowledgeBaseStats,
+    Metric,
+)
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.files import FileStore
+from planrag.stores.metadata import MetadataStore
+from planrag.stores.vector import VectorStore
+
+NAME_PATTERN = r"^[^\x00-\x1f/\\]{1,200}$"
+
+
+class KnowledgeBaseCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN, examples=["team-docs"])
+    description: str = Field(default="", max_length=5000)
+    top_k: int = Field(default=5, ge=1, le=50)
+    score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    metric: Metric = "COSINE"
+    chunking: ChunkingConfig = ChunkingConfig()
+    embedding_model: str | None = Field(
+        default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
+    )
+    graph_backend: GraphBackend = "none"
+
+
+class KnowledgeBaseUpdate(BaseModel):
+    """Changes to a knowledge base. Metric, model and graph backend are fixed at creation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    description: str | None = Field(default=None, max_length=5000)
+    top_k: int | None = Field(default=None, ge=1, le=50)
+    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    chunking: ChunkingConfig | None = Field(
+        default=None, description="applies to documents uploaded afterwards"
+    )
+
+
+class KnowledgeBaseView(KnowledgeBase):
+    stats: KnowledgeBaseStats
+
+
+class KnowledgeBaseService:
+    def __init__(
+        self,
+        metadata: MetadataStore,
+        vectors: VectorStore,
+        files: FileStore,
+        embedders: EmbedderRegistry,
+    ) -> None:
+        self._metadata = metadata
+        self._vectors = vectors
+        self._files = files
+        self._embedders = embedders
+
+    def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
+        if request.graph_backend != "none":
+            raise InvalidInput(
+                f"graph_backend '{request.graph_backend}' is not available yet; use 'none'"
+            )
+        model = request.embedding_model or self._embedders.default_model
+        dimension = self._embedders.get(model).dimension
+        now = datetime.now(UTC)
+        kb = KnowledgeBase(
+            id=str(uuid.uuid4()),
+            **request.model_dump(exclude={"embedding_model"}),
+            embedding_model=model,
+            embedding_dim=dimension,
+            created_at=now,
+            updated_at=now,
+        )
+        kb = self._metadata.create_kb(kb)
+        try:
+            self._vectors.create_collection(kb.id, dimension, kb.metric)
+        except Exception:
+            self._metadata.delete_kb(kb.id)
+            raise
+        return self._view(kb)
+
+    def _view(self, kb: KnowledgeBase) -> KnowledgeBaseView:
+        stats = self._metadata.kb_stats([kb.id])[kb.id]
+        return KnowledgeBaseView(**kb.model_dump(), stats=stats)
+
+    def get(self, kb_id: str) -> KnowledgeBaseView:
+        return self._view(self._metadata.get_kb(kb_id))
+
+    def get_by_name(self, name: str) -> KnowledgeBaseView:
+        return self._view(self._metadata.get_kb_by_name(name))
+
+    def list(self) -> list[KnowledgeBaseView]:
+        kbs = self._metadata.list_kbs()
+        stats = self._metadata.kb_stats(kb.id for kb in kbs)
+        return [KnowledgeBaseView(**kb.model_dump(), stats=stats[kb.id]) for kb in kbs]
+
+    def update(self, kb_id: str, request: KnowledgeBaseUpdate) -> KnowledgeBaseView:
+        changes = request.model_dump(exclude_unset=True, exclude_none=True)
+        if "chunking" in changes:
+            changes["chunking"] = ChunkingConfig.model_validate(changes["chunking"]).model_dump()
+        if not changes:
+            return self.get(kb_id)
+        return self._view(self._metadata.update_kb(kb_id, changes))
+
+    def delete(self, kb_id: str) -> None:
+        """Cascade: vectors, documents, chunks and files. Safe to retry after a crash."""
+        self._metadata.get_kb(kb_id)
+        self._vectors.drop_collection(kb_id)
+        self._files.delete_kb(kb_id)
+        self._metadata.delete_kb(kb_id)

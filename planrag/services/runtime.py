@@ -1,0 +1,81 @@
+"""The composition root: opens every store once and wires the services (HTTP and CLI share it)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from threadpoolctl import threadpool_limits
+
+from planrag.core.settings import Settings
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.ingestion import IngestionService
+from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.retrieval import RetrievalService
+from planrag.stores import migrations
+from planrag.stores.files import FileStore
+from planrag.stores.metadata import MetadataStore, make_engine
+from planrag.stores.milvus import MilvusStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    metadata: MetadataStore
+    vectors: MilvusStore
+    files: FileStore
+    embedders: EmbedderRegistry
+    knowledge_bases: KnowledgeBaseService
+    ingestion: IngestionService
+    retrieval: RetrievalService
+
+    @classmethod
+    def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
+        # numpy's BLAS threads fight torch's on small machines (see DESIGN.md).
+        threadpool_limits(limits=1, user_api="blas")
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(settings.database_url)
+        migrations.upgrade(engine)
+        metadata = MetadataStore(engine)
+        vectors = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
+        files = FileStore(settings.files_dir)
+        embedders = embedders or EmbedderRegistry(settings.embedding)
+        return cls(
+            settings=settings,
+            metadata=metadata,
+            vectors=vectors,
+            files=files,
+            embedders=embedders,
+            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders),
+            ingestion=IngestionService(
+                metadata,
+                vectors,
+                files,
+                embedders,
+                max_upload_bytes=settings.max_upload_bytes,
+                max_files=settings.ingest.max_files_per_request,
+                concurrency=settings.ingest.concurrency,
+            ),
+            retrieval=RetrievalService(metadata, vectors, embedders),
+        )
+
+    def warm_up(self) -> threading.Thread:
+        """Load the default embedding model in the background so the first request is quick."""
+
+        def load() -> None:
+            try:
+                self.embedders.get()
+            except Exception as exc:  # reported again, clearly, on first real use
+                log.error("embedding model could not be loaded: %s", exc)
+
+        thread = threading.Thread(target=load, name="warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        self.ingestion.close()
+        self.vectors.close()
+        self.metadata.engine.dispose()

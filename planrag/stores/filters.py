@@ -1,0 +1,100 @@
+"""A typed filter tree over the filterable metadata fields, rendered per backend.
+
+Field names come from a fixed whitelist and values are typed; a backend renders values as bound
+parameters (SQL) or as escaped typed literals (Milvus Lite has no filter templates). A value a user
+or an LLM wrote never becomes query text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+StringField = Literal["doc_id", "chunk_id", "title", "author", "domain"]
+IntField = Literal["date"]
+
+
+class Eq(BaseModel):
+    op: Literal["eq"] = "eq"
+    field: StringField
+    value: str
+
+
+class In(BaseModel):
+    op: Literal["in"] = "in"
+    field: StringField
+    values: list[str] = Field(max_length=1000)
+
+
+class Contains(BaseModel):
+    """Substring match (`LIKE '%v%'`)."""
+
+    op: Literal["contains"] = "contains"
+    field: Literal["title", "text"]
+    value: str = Field(min_length=1, max_length=500)
+
+
+class Range(BaseModel):
+    """Inclusive integer range, e.g. dates as YYYYMMDD."""
+
+    op: Literal["range"] = "range"
+    field: IntField
+    gte: int | None = None
+    lte: int | None = None
+
+
+class And(BaseModel):
+    op: Literal["and"] = "and"
+    items: list[Filter]
+
+
+class Or(BaseModel):
+    op: Literal["or"] = "or"
+    items: list[Filter]
+
+
+Filter = Annotated[Eq | In | Contains | Range | And | Or, Field(discriminator="op")]
+And.model_rebuild()
+Or.model_rebuild()
+
+
+def milvus_string(value: str) -> str:
+    """A Milvus string literal: double-quoted with C-style escapes, control characters refused."""
+    # json.dumps escapes quotes, backslashes and control characters in a form Milvus accepts
+    # for the common cases; anything json would write as \\uXXXX is refused instead.
+    if any(ord(ch) < 0x20 and ch not in "\n\r\t" for ch in value):
+        raise ValueError("control characters are not allowed in filter values")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _like_pattern(value: str) -> str:
+    # LIKE wildcards in user text are matched literally.
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return milvus_string(f"%{escaped}%")
+
+
+def render_milvus(node: Filter | None) -> str:
+    """Render a filter as a Milvus boolean expression ("" for no filter)."""
+    if node is None:
+        return ""
+    match node:
+        case Eq():
+            return f"{node.field} == {milvus_string(node.value)}"
+        case In():
+            return f"{node.field} in [{', '.join(milvus_string(v) for v in node.values)}]"
+        case Contains():
+            return f"{node.field} like {_like_pattern(node.value)}"
+        case Range():
+            parts = []
+            if node.gte is not None:
+                parts.append(f"{node.field} >= {int(node.gte)}")
+            if node.lte is not None:
+                parts.append(f"{node.field} <= {int(node.lte)}")
+            return " and ".join(parts)
+        case And() | Or():
+            joiner = " and " if isinstance(node, And) else " or "
+            inner = [part for part in (render_milvus(item) for item in node.items) if part]
+            return joiner.join(f"({part})" for part in inner)
+    raise TypeError(f"unknown filter node {node!r}")

@@ -1,0 +1,303 @@
+"""The metadata store: knowledge bases, documents and chunks in SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, delete, event, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, KnowledgeBaseNotFound
+from planrag.core.types import (
+    Chunk,
+    ChunkingConfig,
+    ChunkKind,
+    Document,
+    DocumentMetadata,
+    DocumentStatus,
+    KnowledgeBase,
+    KnowledgeBaseStats,
+)
+from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, utcnow
+
+KB_UPDATABLE = {"name", "description", "top_k", "score_threshold", "chunking"}
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with SQLite made safe for a threaded server (FKs on, WAL, busy timeout)."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite drops the zone of stored timestamps; they are written in UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
+    return KnowledgeBase(
+        id=row.id,
+        name=row.name,
+        description=row.description,
+        top_k=row.top_k,
+        score_threshold=row.score_threshold,
+        metric=row.metric,  # type: ignore[arg-type]
+        chunking=ChunkingConfig.model_validate(row.chunking),
+        embedding_model=row.embedding_model,
+        embedding_dim=row.embedding_dim,
+        graph_backend=row.graph_backend,  # type: ignore[arg-type]
+        created_at=_aware(row.created_at),
+        updated_at=_aware(row.updated_at),
+    )
+
+
+def _doc(row: DocumentRow) -> Document:
+    return Document(
+        id=row.id,
+        kb_id=row.kb_id,
+        filename=row.filename,
+        file_type=row.file_type,  # type: ignore[arg-type]
+        status=DocumentStatus(row.status),
+        error=row.error,
+        size=row.size,
+        content_hash=row.content_hash,
+        chunk_count=row.chunk_count,
+        metadata=DocumentMetadata(
+            title=row.title,
+            author=row.author,
+            domain=row.domain,
+            date=row.date,
+            info=row.info,
+            tags=list(row.tags or []),
+        ),
+        created_at=_aware(row.created_at),
+        updated_at=_aware(row.updated_at),
+    )
+
+
+def _chunk(row: ChunkRow) -> Chunk:
+    return Chunk(
+        id=row.id,
+        doc_id=row.doc_id,
+        position=row.position,
+        text=row.text,
+        kind=ChunkKind(row.kind),
+        parent_id=row.parent_id,
+        page=row.page,
+        start=row.start,
+        end=row.end,
+    )
+
+
+class MetadataStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._sessions() as s, s.begin():
+            yield s
+
+    # ── knowledge bases ────────────────────────────────────────────────────────────────
+    def create_kb(self, kb: KnowledgeBase) -> KnowledgeBase:
+        data = kb.model_dump()
+        data["chunking"] = kb.chunking.model_dump()
+        try:
+            with self.session() as s:
+                s.add(KnowledgeBaseRow(**data))
+        except IntegrityError as exc:
+            raise KnowledgeBaseExists(f"a knowledge base named '{kb.name}' exists") from exc
+        return self.get_kb(kb.id)
+
+    def _kb_row(self, s: Session, kb_id: str) -> KnowledgeBaseRow:
+        row = s.get(KnowledgeBaseRow, kb_id)
+        if row is None:
+            raise KnowledgeBaseNotFound(f"knowledge base '{kb_id}' not found", kb_id=kb_id)
+        return row
+
+    def get_kb(self, kb_id: str) -> KnowledgeBase:
+        with self.session() as s:
+            return _kb(self._kb_row(s, kb_id))
+
+    def get_kb_by_name(self, name: str) -> KnowledgeBase:
+        with self.session() as s:
+            row = s.scalars(select(KnowledgeBaseRow).where(KnowledgeBaseRow.name == name)).first()
+            if row is None:
+                raise KnowledgeBaseNotFound(f"knowledge base '{name}' not found", name=name)
+            return _kb(row)
+
+    def list_kbs(self) -> list[KnowledgeBase]:
+        with self.session() as s:
+            rows = s.scalars(select(KnowledgeBaseRow).order_by(KnowledgeBaseRow.created_at))
+            return [_kb(r) for r in rows]
+
+    def kb_stats(self, kb_ids: Iterable[str]) -> dict[str, KnowledgeBaseStats]:
+        ids = list(kb_ids)
+        stats = {kb_id: KnowledgeBaseStats() for kb_id in ids}
+        query = (
+            select(
+                DocumentRow.kb_id,
+                func.count(DocumentRow.id),
+                func.coalesce(func.sum(DocumentRow.chunk_count), 0),
+                func.coalesce(func.sum(DocumentRow.size), 0),
+                func.max(DocumentRow.updated_at),
+            )
+            .where(DocumentRow.kb_id.in_(ids))
+            .group_by(DocumentRow.kb_id)
+        )
+        with self.session() as s:
+            for kb_id, n_docs, n_chunks, size, last in s.execute(query):
+                stats[kb_id] = KnowledgeBaseStats(
+                    document_count=n_docs,
+                    chunk_count=n_chunks,
+                    size_bytes=size,
+                    last_updated=_aware(last) if last else None,
+                )
+        return stats
+
+    def update_kb(self, kb_id: str, changes: dict[str, Any]) -> KnowledgeBase:
+        unknown = set(changes) - KB_UPDATABLE
+        if unknown:
+            raise ValueError(f"not updatable: {sorted(unknown)}")
+        try:
+            with self.session() as s:
+                row = self._kb_row(s, kb_id)
+                for key, value in changes.items():
+                    setattr(row, key, value)
+                row.updated_at = utcnow()
+        except IntegrityError as exc:
+            raise KnowledgeBaseExists(f"a knowledge base named '{changes.get('name')}' exists") from exc
+        return self.get_kb(kb_id)
+
+    def delete_kb(self, kb_id: str) -> None:
+        with self.session() as s:
+            row = self._kb_row(s, kb_id)
+            doc_ids = select(DocumentRow.id).where(DocumentRow.kb_id == kb_id)
+            s.execute(delete(ChunkRow).where(ChunkRow.doc_id.in_(doc_ids)))
+            s.execute(delete(DocumentRow).where(DocumentRow.kb_id == kb_id))
+            s.delete(row)
+
+    # ── documents ──────────────────────────────────────────────────────────────────────
+    def add_document(
+        self,
+        kb_id: str,
+        filename: str,
+        file_type: str,
+        size: int,
+        content_hash: str,
+        metadata: DocumentMetadata,
+    ) -> tuple[Document, bool]:
+        """Create a pending document, or return the existing one with the same content.
+
+        Returns (document, created). Idempotent per (kb_id, content_hash).
+        """
+        with self.session() as s:
+            self._kb_row(s, kb_id)
+            existing = s.scalars(
+                select(DocumentRow).where(
+                    DocumentRow.kb_id == kb_id, DocumentRow.content_hash == content_hash
+                )
+            ).first()
+            if existing is not None:
+                return _doc(existing), False
+            meta = metadata.model_dump()
+            row = DocumentRow(
+                id=str(uuid.uuid4()),
+                kb_id=kb_id,
+                filename=filename,
+                file_type=file_type,
+                status=DocumentStatus.pending.value,
+                size=size,
+                content_hash=content_hash,
+                **meta,
+            )
+            s.add(row)
+            s.flush()
+            return _doc(row), True
+
+    def _doc_row(self, s: Session, doc_id: str, kb_id: str | None = None) -> DocumentRow:
+        row = s.get(DocumentRow, doc_id)
+        if row is None or (kb_id is not None and row.kb_id != kb_id):
+            raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
+        return row
+
+    def get_document(self, doc_id: str, kb_id: str | None = None) -> Document:
+        with self.session() as s:
+            return _doc(self._doc_row(s, doc_id, kb_id))
+
+    def list_documents(
+        self, kb_id: str | None = None, statuses: Iterable[DocumentStatus] | None = None
+    ) -> list[Document]:
+        query = select(DocumentRow).order_by(DocumentRow.created_at)
+        if kb_id is not None:
+            query = query.where(DocumentRow.kb_id == kb_id)
+        if statuses is not None:
+            query = query.where(DocumentRow.status.in_([st.value for st in statuses]))
+        with self.session() as s:
+            return [_doc(r) for r in s.scalars(query)]
+
+    def set_status(
+        self,
+        doc_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunk_count: int | None = None,
+    ) -> None:
+        values: dict[str, Any] = {"status": status.value, "error": error, "updated_at": utcnow()}
+        if chunk_count is not None:
+            values["chunk_count"] = chunk_count
+        with self.session() as s:
+            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
+
+    def delete_document(self, doc_id: str) -> None:
+        with self.session() as s:
+            s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
+            s.execute(delete(DocumentRow).where(DocumentRow.id == doc_id))
+
+    # ── chunks ─────────────────────────────────────────────────────────────────────────
+    def replace_chunks(self, doc_id: str, chunks: list[Chunk]) -> None:
+        with self.session() as s:
+            s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
+            s.add_all(ChunkRow(**c.model_dump()) for c in chunks)
+
+    def delete_chunks(self, doc_id: str) -> None:
+        with self.session() as s:
+            s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
+
+    def list_chunks(self, doc_id: str, kinds: Iterable[ChunkKind] | None = None) -> list[Chunk]:
+        query = select(ChunkRow).where(ChunkRow.doc_id == doc_id).order_by(ChunkRow.position)
+        if kinds is not None:
+            query = query.where(ChunkRow.kind.in_([k.value for k in kinds]))
+        with self.session() as s:
+            return [_chunk(r) for r in s.scalars(query)]
+
+    def get_chunks(self, chunk_ids: Iterable[str]) -> dict[str, Chunk]:
+        ids = list(chunk_ids)
+        if not ids:
+            return {}
+        with self.session() as s:
+            return {r.id: _chunk(r) for r in s.scalars(select(ChunkRow).where(ChunkRow.id.in_(ids)))}
+
+    def get_documents(self, doc_ids: Iterable[str]) -> dict[str, Document]:
+        ids = list(doc_ids)
+        if not ids:
+            return {}
+        with self.session() as s:
+            rows = s.scalars(select(DocumentRow).where(DocumentRow.id.in_(ids)))
+            return {r.id: _doc(r) for r in rows}

@@ -1,0 +1,183 @@
+"""Milvus vector store: Milvus Lite under the data dir by default, any Milvus server by URI.
+
+One collection per knowledge base with the filterable metadata as scalar fields.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from pymilvus import DataType, MilvusClient
+from pymilvus.exceptions import MilvusException
+
+from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
+from planrag.core.types import Metric
+from planrag.stores.filters import Filter, render_milvus
+from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
+
+TEXT_MAX_BYTES = 65535
+OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
+_VARCHAR_LIMITS = {"chunk_id": 100, "doc_id": 64, "title": 1000, "author": 200, "domain": 200}
+
+
+def collection_name(kb_id: str) -> str:
+    return "kb_" + kb_id.replace("-", "")
+
+
+def _fit(value: str, max_bytes: int) -> str:
+    raw = value.encode("utf-8")
+    return value if len(raw) <= max_bytes else raw[:max_bytes].decode("utf-8", errors="ignore")
+
+
+class MilvusStore:
+    """A `VectorStore` on Milvus. Calls are serialised: Milvus Lite is not thread-safe."""
+
+    def __init__(self, uri: str, token: str = "", index_type: str = "HNSW") -> None:
+        if "://" not in uri:
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._client = MilvusClient(uri=uri, token=token) if token else MilvusClient(uri=uri)
+        except Exception as exc:  # pymilvus raises several unrelated types here
+            raise StoreUnavailable(
+                f"cannot open Milvus at {uri}: {exc}. Is another planrag process using this "
+                "data dir? Milvus Lite allows one process; set PLANRAG_MILVUS__URI for a server.",
+                setting="PLANRAG_MILVUS__URI",
+            ) from exc
+        self._index_type = index_type
+        self._lock = threading.RLock()
+        self._metrics: dict[str, Metric] = {}
+        self._dims: dict[str, int] = {}
+
+    def close(self) -> None:
+        with self._lock:
+            self._client.close()
+
+    def create_collection(self, kb_id: str, dim: int, metric: Metric) -> None:
+        name = collection_name(kb_id)
+        with self._lock:
+            if self._client.has_collection(name):
+                return
+            schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+            schema.add_field("chunk_id", DataType.VARCHAR, is_primary=True, max_length=100)
+            for field in ("doc_id", "title", "author", "domain"):
+                schema.add_field(field, DataType.VARCHAR, max_length=_VARCHAR_LIMITS[field])
+            schema.add_field("text", DataType.VARCHAR, max_length=TEXT_MAX_BYTES)
+            schema.add_field("date", DataType.INT64)
+            schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+            index = self._client.prepare_index_params()
+            params = {"M": 16, "efConstruction": 200} if self._index_type == "HNSW" else {}
+            index.add_index(
+                field_name="vector", index_type=self._index_type, metric_type=metric, params=params
+            )
+            index.add_index(field_name="doc_id", index_type="INVERTED")
+            self._client.create_collection(name, schema=schema, index_params=index)
+
+    def drop_collection(self, kb_id: str) -> None:
+        name = collection_name(kb_id)
+        with self._lock:
+            if self._client.has_collection(name):
+                self._client.drop_collection(name)
+            self._metrics.pop(kb_id, None)
+            self._dims.pop(kb_id, None)
+
+    def has_collection(self, kb_id: str) -> bool:
+        with self._lock:
+            return bool(self._client.has_collection(collection_name(kb_id)))
+
+    def _describe(self, kb_id: str) -> tuple[Metric, int]:
+        if kb_id not in self._metrics:
+            name = collection_name(kb_id)
+            info = self._client.describe_collection(name)
+            dim = next(f["params"]["dim"] for f in info["fields"] if f["name"] == "vector")
+            indexes = self._client.list_indexes(name, field_name="vector")
+            metric = self._client.describe_index(name, indexes[0])["metric_type"]
+            self._metrics[kb_id], self._dims[kb_id] = metric, int(dim)
+        return self._metrics[kb_id], self._dims[kb_id]
+
+    def upsert(self, kb_id: str, records: list[VectorRecord]) -> None:
+        if not records:
+            return
+        with self._lock:
+            _, dim = self._describe(kb_id)
+            rows = [self._row(r, dim) for r in records]
+            self._client.upsert(collection_name(kb_id), rows)
+
+    @staticmethod
+    def _row(record: VectorRecord, dim: int) -> dict[str, Any]:
+        if len(record.vector) != dim:
+            raise EmbeddingMismatch(
+                f"vector of dimension {len(record.vector)} refused: the collection holds {dim}"
+            )
+        row = record.model_dump()
+        for field, limit in _VARCHAR_LIMITS.items():
+            row[field] = _fit(row[field], limit)
+        row["text"] = _fit(row["text"], TEXT_MAX_BYTES)
+        return row
+
+    def delete(self, kb_id: str, where: Filter) -> None:
+        expr = render_milvus(where)
+        if not expr:
+            raise ValueError("refusing to delete without a filter")
+        with self._lock:
+            self._client.delete(collection_name(kb_id), filter=expr)
+
+    def search(
+        self, kb_id: str, vector: list[float], top_k: int, where: Filter | None = None
+    ) -> list[VectorHit]:
+        with self._lock:
+            metric, dim = self._describe(kb_id)
+            if len(vector) != dim:
+                raise EmbeddingMismatch(
+                    f"query vector of dimension {len(vector)}: the collection holds {dim}"
+                )
+            params = {"ef": max(64, top_k * 2)} if self._index_type == "HNSW" else {}
+            try:
+                result = self._client.search(
+                    collection_name(kb_id),
+                    data=[vector],
+                    limit=top_k,
+                    filter=render_milvus(where),
+                    output_fields=OUTPUT_FIELDS,
+                    search_params={"params": params},
+                )
+            except MilvusException as exc:
+                raise StoreUnavailable(f"Milvus search failed: {exc.message}") from exc
+        hits = []
+        for item in result[0]:
+            entity = item["entity"]
+            distance = float(item["distance"])
+            hits.append(
+                VectorHit(
+                    **{k: entity[k] for k in OUTPUT_FIELDS if k != "chunk_id"},
+                    chunk_id=item.get("chunk_id", entity.get("chunk_id")),
+                    score=cosine_from_distance(metric, distance),
+                    distance=distance,
+                )
+            )
+        return hits
+
+    def count(self, kb_id: str, where: Filter | None = None) -> int:
+        with self._lock:
+            rows = self._client.query(
+                collection_name(kb_id), filter=render_milvus(where), output_fields=["count(*)"]
+            )
+        return int(rows[0]["count(*)"])
+
+    def doc_ids(self, kb_id: str) -> set[str]:
+        found: set[str] = set()
+        page, offset = 16000, 0
+        with self._lock:
+            while True:
+                rows = self._client.query(
+                    collection_name(kb_id),
+                    filter='chunk_id != ""',
+                    output_fields=["doc_id"],
+                    limit=page,
+                    offset=offset,
+                )
+                found.update(row["doc_id"] for row in rows)
+                if len(rows) < page:
+                    return found
+                offset += page

@@ -1,0 +1,83 @@
+"""Metadata DB tables (SQLAlchemy 2). Chunks are kept here so any index can be rebuilt."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class KnowledgeBaseRow(Base):
+    __tablename__ = "knowledge_bases"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
+    description: Mapped[str] = mapped_column(Text, default="", nullable=False)
+    top_k: Mapped[int] = mapped_column(Integer, default=5, nullable=False)
+    score_threshold: Mapped[float] = mapped_column(Float, default=0.0, nullable=False)
+    metric: Mapped[str] = mapped_column(String(10), default="COSINE", nullable=False)
+    chunking: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    embedding_model: Mapped[str] = mapped_column(String(500), nullable=False)
+    embedding_dim: Mapped[int] = mapped_column(Integer, nullable=False)
+    graph_backend: Mapped[str] = mapped_column(String(20), default="none", nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+    __table_args__ = (
+        Index("ix_documents_kb_hash", "kb_id", "content_hash", unique=True),
+        Index("ix_documents_status", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kb_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("knowledge_bases.id", ondelete="CASCADE"), nullable=False
+    )
+    filename: Mapped[str] = mapped_column(String(500), nullable=False)
+    file_type: Mapped[str] = mapped_column(String(10), nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    chunk_count: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    title: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    author: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    domain: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    date: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    info: Mapped[str | None] = mapped_column(Text, nullable=True)
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+
+class ChunkRow(Base):
+    __tablename__ = "chunks"
+    __table_args__ = (Index("ix_chunks_doc_position", "doc_id", "position"),)
+
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    doc_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("documents.id", ondelete="CASCADE"), nullable=False
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False)
+    kind: Mapped[str] = mapped_column(String(10), default="chunk", nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    parent_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    start: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    end: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
