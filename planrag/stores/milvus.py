@@ -5,6 +5,7 @@ One collection per knowledge base with the filterable metadata as scalar fields.
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,16 @@ from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
 from planrag.core.types import Metric
 from planrag.stores.filters import Filter, render_milvus
 from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
+
+class _UnimplementedRpcFilter(logging.Filter):
+    """Milvus Lite does not implement AllocTimestamp, which pymilvus calls (and survives) after
+    creating an index; its in-process gRPC server logs a traceback each time. Drop only that."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], NotImplementedError))
+
+
+logging.getLogger("grpc._server").addFilter(_UnimplementedRpcFilter())
 
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]

@@ -1,0 +1,122 @@
+"""Bad input gets a clear error with a stable code, and loses nothing."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from planrag.app.main import create_app
+from planrag.core.settings import Settings
+from tests.app.test_knowledge_bases_api import create_kb, upload
+
+MISSING = "00000000-0000-0000-0000-000000000000"
+
+
+def error_code(response) -> str:
+    return response.json()["error"]["code"]
+
+
+def test_unknown_kb_and_document_are_404(client: TestClient) -> None:
+    for method, path in [
+        ("get", f"/api/knowledge-bases/{MISSING}"),
+        ("delete", f"/api/knowledge-bases/{MISSING}"),
+        ("get", f"/api/knowledge-bases/{MISSING}/documents"),
+    ]:
+        response = getattr(client, method)(path)
+        assert response.status_code == 404
+        assert error_code(response) == "knowledge_base_not_found"
+    response = client.post(f"/api/knowledge-bases/{MISSING}/retrieve", json={"query": "x"})
+    assert response.status_code == 404
+    response = upload(client, MISSING, ("a.txt", b"hello"))
+    assert response.status_code == 404
+
+    kb = create_kb(client)
+    for method in ("get", "delete"):
+        response = getattr(client, method)(f"/api/knowledge-bases/{kb['id']}/documents/{MISSING}")
+        assert response.status_code == 404
+        assert error_code(response) == "document_not_found"
+    response = client.get(f"/api/knowledge-bases/{kb['id']}/documents/{MISSING}/chunks")
+    assert response.status_code == 404
+
+
+def test_document_of_another_kb_is_404(client: TestClient) -> None:
+    one, two = create_kb(client, "one"), create_kb(client, "two")
+    doc = upload(client, one["id"], ("a.txt", b"hello world")).json()[0]
+    response = client.get(f"/api/knowledge-bases/{two['id']}/documents/{doc['id']}")
+    assert response.status_code == 404
+
+
+def test_duplicate_name_is_409(client: TestClient) -> None:
+    create_kb(client, "same")
+    response = client.post("/api/knowledge-bases", json={"name": "same"})
+    assert response.status_code == 409
+    assert error_code(response) == "knowledge_base_exists"
+    other = create_kb(client, "other")
+    response = client.patch(f"/api/knowledge-bases/{other['id']}", json={"name": "same"})
+    assert response.status_code == 409
+
+
+def test_unsupported_type_is_415_and_nothing_is_stored(client: TestClient) -> None:
+    kb = create_kb(client)
+    response = upload(client, kb["id"], ("ok.txt", b"fine"), ("image.png", b"\x89PNG...."))
+    assert response.status_code == 415
+    assert error_code(response) == "unsupported_file_type"
+    assert client.get(f"/api/knowledge-bases/{kb['id']}/documents").json() == []
+
+
+def test_empty_upload_is_400(client: TestClient) -> None:
+    kb = create_kb(client)
+    response = upload(client, kb["id"], ("empty.txt", b""))
+    assert response.status_code == 400
+    assert error_code(response) == "empty_upload"
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/documents", data={"author": "x"})
+    assert response.status_code == 422
+
+
+@pytest.fixture
+def small_limit_client(settings: Settings, embedders) -> TestClient:
+    limited = settings.model_copy(
+        update={"ingest": settings.ingest.model_copy(update={"max_upload_mb": 0.001})}
+    )
+    with TestClient(create_app(limited, embedders)) as test_client:
+        yield test_client
+
+
+def test_oversized_upload_is_413(small_limit_client: TestClient) -> None:
+    kb = create_kb(small_limit_client)
+    response = upload(small_limit_client, kb["id"], ("big.txt", b"a" * 2000))
+    assert response.status_code == 413
+    assert error_code(response) == "upload_too_large"
+    assert "PLANRAG_INGEST__MAX_UPLOAD_MB" in response.json()["error"]["message"]
+
+
+def test_invalid_bodies_are_422_with_a_clear_message(client: TestClient) -> None:
+    response = client.post("/api/knowledge-bases", json={"name": "x", "top_k": 500})
+    assert response.status_code == 422
+    assert error_code(response) == "validation_error"
+    assert "top_k" in response.json()["error"]["message"]
+    response = client.post("/api/knowledge-bases", json={"name": "x", "metric": "HAMMING"})
+    assert response.status_code == 422
+    kb = create_kb(client)
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": ""})
+    assert response.status_code == 422
+    response = client.post(
+        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "top_k": 51}
+    )
+    assert response.status_code == 422
+
+
+def test_bad_metadata_is_400(client: TestClient) -> None:
+    kb = create_kb(client)
+    response = upload(client, kb["id"], ("a.txt", b"hello"), date="15th of March")
+    assert response.status_code == 400
+    assert "date" in response.json()["error"]["message"]
+
+
+def test_strategy_not_available_yet_is_a_clear_400(client: TestClient) -> None:
+    kb = create_kb(client)
+    response = client.post(
+        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "strategy": "bm25"}
+    )
+    assert response.status_code == 400
+    assert "bm25" in response.json()["error"]["message"]

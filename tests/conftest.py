@@ -1,0 +1,59 @@
+"""Shared fixtures: real Milvus Lite, real SQLite, real Kiwi and the real embedding model."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest
+from fastapi.testclient import TestClient
+
+from planrag.app.main import create_app
+from planrag.core.settings import EmbeddingSettings, Settings
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.runtime import Runtime
+
+
+@pytest.fixture(scope="session")
+def embedders() -> EmbedderRegistry:
+    """One loaded model for the whole run (loading takes seconds)."""
+    registry = EmbedderRegistry(EmbeddingSettings())
+    registry.get()
+    return registry
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def runtime(settings: Settings, embedders: EmbedderRegistry) -> Iterator[Runtime]:
+    rt = Runtime.open(settings, embedders)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def client(settings: Settings, embedders: EmbedderRegistry) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, embedders)) as test_client:
+        yield test_client
+
+
+def wait_for_documents(client: TestClient, kb_id: str, timeout: float = 120.0) -> list[dict]:
+    """Poll until no document of the KB is pending or processing; returns the documents."""
+    deadline = time.monotonic() + timeout
+    while True:
+        docs = client.get(f"/api/knowledge-bases/{kb_id}/documents").json()
+        if all(d["status"] in ("completed", "error") for d in docs):
+            return docs
+        if time.monotonic() > deadline:
+            raise AssertionError(f"documents still indexing after {timeout}s: {docs}")
+        time.sleep(0.1)
