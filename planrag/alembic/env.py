@@ -37,9 +37,7 @@ def run_online() -> None:
 
 
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
-    context.configure(
-        connection=connection, target_metadata=target_metadata, render_as_batch=True
-    )
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -52,7 +52,9 @@ def serve(
     from planrag.app.main import create_app
 
     settings = get_settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     uvicorn.run(
         create_app(settings),
         host=host or settings.server.host,
@@ -139,7 +141,9 @@ def kb_delete(
     try:
         kb = _find_kb(runtime, name)
         if not yes:
-            typer.confirm(f"Delete '{kb.name}' and its {kb.stats.document_count} documents?", abort=True)
+            typer.confirm(
+                f"Delete '{kb.name}' and its {kb.stats.document_count} documents?", abort=True
+            )
         runtime.knowledge_bases.delete(kb.id)
     except PlanragError as exc:
         console.print(f"[red]error:[/red] {exc.message}")
@@ -212,7 +216,9 @@ def _ingest_files(
             progress.update(task, description=f"indexing {path.name[:40]}")
             try:
                 uploaded = runtime.ingestion.upload(
-                    kb.id, [UploadItem(filename=path.name, data=path.read_bytes())], background=False
+                    kb.id,
+                    [UploadItem(filename=path.name, data=path.read_bytes())],
+                    background=False,
                 )[0]
                 doc = uploaded
                 if uploaded.status == DocumentStatus.pending:

@@ -157,6 +157,9 @@ class EmbedderRegistry:
     def default_model(self) -> str:
         return self._settings.model
 
+    def is_loaded(self, name: str | None = None) -> bool:
+        return (name or self._settings.model) in self._embedders
+
     def get(self, name: str | None = None) -> Embedder:
         name = name or self._settings.model
         with self._lock:

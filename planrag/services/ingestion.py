@@ -106,7 +106,12 @@ class IngestionService:
         for item, file_type in zip(items, file_types, strict=True):
             digest = hashlib.sha256(item.data).hexdigest()
             doc, created = self._metadata.add_document(
-                kb_id, item.filename, file_type, len(item.data), digest, metadata or DocumentMetadata()
+                kb_id,
+                item.filename,
+                file_type,
+                len(item.data),
+                digest,
+                metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
                 self._files.save(kb_id, doc.id, file_type, item.data)
@@ -166,9 +171,7 @@ class IngestionService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # ── indexing one document ──────────────────────────────────────────────────────────
-    def index(
-        self, doc_id: str, progress: Callable[[int, int], None] | None = None
-    ) -> Document:
+    def index(self, doc_id: str, progress: Callable[[int, int], None] | None = None) -> Document:
         """Parse, chunk, embed and write one document. Never raises for a bad document."""
         doc = self._metadata.get_document(doc_id)
         self._metadata.set_status(doc_id, DocumentStatus.processing)
@@ -250,6 +253,8 @@ class IngestionService:
         self._metadata.delete_document(doc_id)
         self._files.delete(kb_id, doc_id, doc.file_type)
 
-    def documents(self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None) -> list[Document]:
+    def documents(
+        self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None
+    ) -> list[Document]:
         self._metadata.get_kb(kb_id)
         return self._metadata.list_documents(kb_id, statuses)

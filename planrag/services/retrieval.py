@@ -20,7 +20,9 @@ MAX_QUERY_CHARS = 2000
 class RetrieveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, examples=["환불 규정이 어떻게 되나요?"])
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, examples=["환불 규정이 어떻게 되나요?"]
+    )
     top_k: int | None = Field(default=None, ge=1, le=50, description="defaults to the KB's top_k")
     score_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0, description="defaults to the KB's score_threshold"
@@ -47,7 +49,9 @@ class RetrievalService:
         if not request.query.strip():
             raise InvalidInput("query is blank")
         top_k = request.top_k or kb.top_k
-        threshold = kb.score_threshold if request.score_threshold is None else request.score_threshold
+        threshold = (
+            kb.score_threshold if request.score_threshold is None else request.score_threshold
+        )
         vector = self._embedders.get(kb.embedding_model).embed([request.query])[0]
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
@@ -93,4 +97,3 @@ class RetrievalService:
                 )
             )
         return hits
-

@@ -40,7 +40,9 @@ class Runtime:
         engine = make_engine(settings.database_url)
         migrations.upgrade(engine)
         metadata = MetadataStore(engine)
-        vectors = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
+        vectors = MilvusStore(
+            settings.milvus_uri, settings.milvus.token, settings.milvus.index_type
+        )
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
         return cls(

@@ -182,7 +182,9 @@ class MetadataStore:
                     setattr(row, key, value)
                 row.updated_at = utcnow()
         except IntegrityError as exc:
-            raise KnowledgeBaseExists(f"a knowledge base named '{changes.get('name')}' exists") from exc
+            raise KnowledgeBaseExists(
+                f"a knowledge base named '{changes.get('name')}' exists"
+            ) from exc
         return self.get_kb(kb_id)
 
     def delete_kb(self, kb_id: str) -> None:
@@ -292,7 +294,9 @@ class MetadataStore:
         if not ids:
             return {}
         with self.session() as s:
-            return {r.id: _chunk(r) for r in s.scalars(select(ChunkRow).where(ChunkRow.id.in_(ids)))}
+            return {
+                r.id: _chunk(r) for r in s.scalars(select(ChunkRow).where(ChunkRow.id.in_(ids)))
+            }
 
     def get_documents(self, doc_ids: Iterable[str]) -> dict[str, Document]:
         ids = list(doc_ids)

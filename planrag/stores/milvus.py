@@ -18,6 +18,7 @@ from planrag.core.types import Metric
 from planrag.stores.filters import Filter, render_milvus
 from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
 
+
 class _UnimplementedRpcFilter(logging.Filter):
     """Milvus Lite does not implement AllocTimestamp, which pymilvus calls (and survives) after
     creating an index; its in-process gRPC server logs a traceback each time. Drop only that."""
@@ -98,8 +99,11 @@ class MilvusStore:
             return bool(self._client.has_collection(collection_name(kb_id)))
 
     def _describe(self, kb_id: str) -> tuple[Metric, int]:
+        """Metric and dimension of a collection, loading it on first use in this process
+        (a reopened Milvus Lite keeps collections released until loaded)."""
         if kb_id not in self._metrics:
             name = collection_name(kb_id)
+            self._client.load_collection(name)
             info = self._client.describe_collection(name)
             dim = next(f["params"]["dim"] for f in info["fields"] if f["name"] == "vector")
             indexes = self._client.list_indexes(name, field_name="vector")
@@ -132,6 +136,7 @@ class MilvusStore:
         if not expr:
             raise ValueError("refusing to delete without a filter")
         with self._lock:
+            self._describe(kb_id)
             self._client.delete(collection_name(kb_id), filter=expr)
 
     def search(
@@ -171,6 +176,7 @@ class MilvusStore:
 
     def count(self, kb_id: str, where: Filter | None = None) -> int:
         with self._lock:
+            self._describe(kb_id)
             rows = self._client.query(
                 collection_name(kb_id), filter=render_milvus(where), output_fields=["count(*)"]
             )
@@ -180,6 +186,7 @@ class MilvusStore:
         found: set[str] = set()
         page, offset = 16000, 0
         with self._lock:
+            self._describe(kb_id)
             while True:
                 rows = self._client.query(
                     collection_name(kb_id),

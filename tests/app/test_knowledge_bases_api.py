@@ -222,8 +222,13 @@ def test_delete_document_and_cascade_delete_kb(client: TestClient, settings) -> 
     files_dir = settings.files_dir / kb["id"]
     assert len(list(files_dir.iterdir())) == 2
 
-    assert client.delete(f"/api/knowledge-bases/{kb['id']}/documents/{docs[0]['id']}").status_code == 204
-    assert client.get(f"/api/knowledge-bases/{kb['id']}/documents/{docs[0]['id']}").status_code == 404
+    assert (
+        client.delete(f"/api/knowledge-bases/{kb['id']}/documents/{docs[0]['id']}").status_code
+        == 204
+    )
+    assert (
+        client.get(f"/api/knowledge-bases/{kb['id']}/documents/{docs[0]['id']}").status_code == 404
+    )
     hits = client.post(
         f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "receipts", "top_k": 50}
     ).json()
