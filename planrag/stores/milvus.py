@@ -5,7 +5,6 @@ One collection per knowledge base with the filterable metadata as scalar fields.
 
 from __future__ import annotations
 
-import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,16 +17,6 @@ from planrag.core.types import Metric
 from planrag.stores.filters import Filter, render_milvus
 from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
 
-
-class _UnimplementedRpcFilter(logging.Filter):
-    """Milvus Lite does not implement AllocTimestamp, which pymilvus calls (and survives) after
-    creating an index; its in-process gRPC server logs a traceback each time. Drop only that."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], NotImplementedError))
-
-
-logging.getLogger("grpc._server").addFilter(_UnimplementedRpcFilter())
 
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
@@ -84,7 +73,11 @@ class MilvusStore:
                 field_name="vector", index_type=self._index_type, metric_type=metric, params=params
             )
             index.add_index(field_name="doc_id", index_type="INVERTED")
-            self._client.create_collection(name, schema=schema, index_params=index)
+            self._client.create_collection(name, schema=schema)
+            # sync=False: the collection is empty, so there is nothing to wait for (pymilvus
+            # would otherwise poll the index state in 0.5 s sleeps).
+            self._client.create_index(name, index, sync=False)
+            self._client.load_collection(name)
 
     def drop_collection(self, kb_id: str) -> None:
         name = collection_name(kb_id)
