@@ -29,8 +29,8 @@ def upgrade() -> None:
         sa.Column("embedding_model", sa.String(500), nullable=False),
         sa.Column("embedding_dim", sa.Integer, nullable=False),
         sa.Column("graph_backend", sa.String(20), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True)),
-        sa.Column("updated_at", sa.DateTime(timezone=True)),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_table(
         "documents",
@@ -54,8 +54,8 @@ def upgrade() -> None:
         sa.Column("date", sa.String(10)),
         sa.Column("info", sa.Text),
         sa.Column("tags", sa.JSON, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True)),
-        sa.Column("updated_at", sa.DateTime(timezone=True)),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_documents_kb_hash", "documents", ["kb_id", "content_hash"], unique=True)
     op.create_index("ix_documents_status", "documents", ["status"])

@@ -1,0 +1,106 @@
+"""Metadata DB: migrations up/down/up on SQLite, and the store's behaviour."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect
+
+from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, KnowledgeBaseNotFound
+from planrag.core.types import Chunk, ChunkKind, DocumentMetadata, DocumentStatus, KnowledgeBase
+from planrag.stores import migrations
+from planrag.stores.metadata import MetadataStore, make_engine
+
+TABLES = {"knowledge_bases", "documents", "chunks"}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MetadataStore:
+    engine = make_engine(f"sqlite:///{tmp_path / 'meta.db'}")
+    migrations.upgrade(engine)
+    return MetadataStore(engine)
+
+
+def new_kb(name: str = "kb") -> KnowledgeBase:
+    now = datetime.now(UTC)
+    return KnowledgeBase(
+        id=f"id-{name}",
+        name=name,
+        embedding_model="m",
+        embedding_dim=4,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def test_migrations_upgrade_downgrade_upgrade(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    migrations.upgrade(engine)
+    assert TABLES <= set(inspect(engine).get_table_names())
+    migrations.downgrade(engine, "base")
+    assert not TABLES & set(inspect(engine).get_table_names())
+    migrations.upgrade(engine)
+    assert TABLES <= set(inspect(engine).get_table_names())
+    migrations.upgrade(engine)  # already at head: a no-op
+
+
+def test_migration_matches_the_orm_models(tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from planrag.stores.tables import Base
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    migrations.upgrade(engine)
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_kb_names_are_unique(store: MetadataStore) -> None:
+    store.create_kb(new_kb("a"))
+    with pytest.raises(KnowledgeBaseExists):
+        store.create_kb(new_kb("a").model_copy(update={"id": "other"}))
+
+
+def test_timestamps_come_back_timezone_aware(store: MetadataStore) -> None:
+    kb = store.create_kb(new_kb())
+    assert kb.created_at.tzinfo is not None
+
+
+def test_add_document_is_idempotent_per_kb_and_hash(store: MetadataStore) -> None:
+    store.create_kb(new_kb("a"))
+    store.create_kb(new_kb("b"))
+    meta = DocumentMetadata(author="kim", date="20240102", tags=["x"])
+    first, created = store.add_document("id-a", "f.txt", "txt", 10, "h1", meta)
+    again, created_again = store.add_document("id-a", "g.txt", "txt", 10, "h1", meta)
+    other_kb, created_other = store.add_document("id-b", "f.txt", "txt", 10, "h1", meta)
+    assert created and not created_again and created_other
+    assert again.id == first.id != other_kb.id
+    assert first.metadata.date == "2024-01-02" and first.metadata.date_int() == 20240102
+    assert first.status == DocumentStatus.pending
+
+
+def test_chunks_cascade_with_documents_and_kbs(store: MetadataStore) -> None:
+    store.create_kb(new_kb())
+    doc, _ = store.add_document("id-kb", "f.txt", "txt", 10, "h", DocumentMetadata())
+    chunks = [
+        Chunk(id=f"{doc.id}:0", doc_id=doc.id, position=0, text="p", kind=ChunkKind.parent),
+        Chunk(id=f"{doc.id}:1", doc_id=doc.id, position=1, text="c", kind=ChunkKind.child,
+              parent_id=f"{doc.id}:0"),
+    ]
+    store.replace_chunks(doc.id, chunks)
+    assert store.list_chunks(doc.id) == chunks
+    assert store.list_chunks(doc.id, [ChunkKind.child]) == chunks[1:]
+    store.replace_chunks(doc.id, chunks[:1])
+    assert len(store.list_chunks(doc.id)) == 1
+    store.set_status(doc.id, DocumentStatus.completed, chunk_count=1)
+    assert store.kb_stats(["id-kb"])["id-kb"].chunk_count == 1
+    store.delete_kb("id-kb")
+    with pytest.raises(KnowledgeBaseNotFound):
+        store.get_kb("id-kb")
+    with pytest.raises(DocumentNotFound):
+        store.get_document(doc.id)
+    assert store.get_chunks([f"{doc.id}:0"]) == {}
