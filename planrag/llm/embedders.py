@@ -167,6 +167,17 @@ class EmbedderRegistry:
                 self._embedders[name] = self._create(name)
             return self._embedders[name]
 
+    def for_knowledge_base(self, model: str, dimension: int) -> Embedder:
+        """The embedder a knowledge base was built with; refuses one of another dimension."""
+        embedder = self.get(model)
+        if embedder.dimension != dimension:
+            raise EmbeddingMismatch(
+                f"model '{model}' gives vectors of dimension {embedder.dimension}; "
+                f"the knowledge base holds {dimension}",
+                setting="PLANRAG_EMBEDDING__MODEL",
+            )
+        return embedder
+
     def _create(self, name: str) -> Embedder:
         if self._settings.provider == "openai":
             return OpenAIEmbedder(self._settings.model_copy(update={"model": name}))

@@ -17,7 +17,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pydantic import BaseModel
 
 from planrag.core.errors import (
-    EmbeddingMismatch,
     EmptyUpload,
     InvalidInput,
     NotFound,
@@ -201,12 +200,7 @@ class IngestionService:
         embedded = [c for c in chunks if c.kind != ChunkKind.parent]
         if not embedded:
             raise ParseError("document produced no chunks")
-        embedder = self._embedders.get(kb.embedding_model)
-        if embedder.dimension != kb.embedding_dim:
-            raise EmbeddingMismatch(
-                f"model '{kb.embedding_model}' gives dimension {embedder.dimension}, "
-                f"the knowledge base holds {kb.embedding_dim}"
-            )
+        embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
         self._metadata.replace_chunks(doc.id, chunks)
         meta = doc.metadata
         for start in range(0, len(embedded), EMBED_BATCH):

@@ -52,7 +52,8 @@ class RetrievalService:
         threshold = (
             kb.score_threshold if request.score_threshold is None else request.score_threshold
         )
-        vector = self._embedders.get(kb.embedding_model).embed([request.query])[0]
+        embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+        vector = embedder.embed([request.query])[0]
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
         found = self._vectors.search(kb.id, vector, fetch)

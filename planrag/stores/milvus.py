@@ -17,7 +17,6 @@ from planrag.core.types import Metric
 from planrag.stores.filters import Filter, render_milvus
 from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
 
-
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
 _VARCHAR_LIMITS = {"chunk_id": 100, "doc_id": 64, "title": 1000, "author": 200, "domain": 200}

@@ -23,7 +23,7 @@ def records(vectors: np.ndarray) -> list[VectorRecord]:
         VectorRecord(
             chunk_id=f"doc{i % 4}:{i}",
             doc_id=f"doc{i % 4}",
-            text=f"chunk {i} 한국어 텍스트 \"quoted\" 50% off_{i}",
+            text=f'chunk {i} 한국어 텍스트 "quoted" 50% off_{i}',
             title=f"Title {i % 4}",
             author=["kim", "lee", "park", "o'brien"][i % 4],
             domain="news" if i % 2 else "blog",

@@ -51,7 +51,9 @@ def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
             f"try:\n    MilvusStore({path!r})\nexcept StoreUnavailable as e:\n"
             "    print(e.message)\n"
         )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
         assert "PLANRAG_MILVUS__URI" in out.stdout
     finally:
         store.close()
