@@ -24,7 +24,7 @@ from planrag.core.errors import (
     PlanragError,
     UploadTooLarge,
 )
-from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus
+from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, FileType
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.llm.embedders import EmbedderRegistry
@@ -71,13 +71,13 @@ class IngestionService:
         self._closed = False
 
     # ── upload ─────────────────────────────────────────────────────────────────────────
-    def validate(self, items: list[UploadItem]) -> list[str]:
+    def validate(self, items: list[UploadItem]) -> list[FileType]:
         """Check every file before anything is stored; returns their file types."""
         if not items:
             raise InvalidInput("no files: send one or more multipart fields named 'files'")
         if len(items) > self._max_files:
             raise InvalidInput(f"too many files: at most {self._max_files} per request")
-        types = []
+        types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
             if not item.data:
