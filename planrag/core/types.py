@@ -48,6 +48,24 @@ class ChunkingConfig(BaseModel):
         return self
 
 
+class LegQuality(BaseModel):
+    """Mean reciprocal rank of each retrieval leg on pseudo-queries of one script."""
+
+    dense_mrr: float = Field(ge=0.0, le=1.0)
+    lexical_mrr: float = Field(ge=0.0, le=1.0)
+    queries: int = Field(ge=0)
+
+
+class FusionCalibration(BaseModel):
+    """How well each retrieval leg finds a KB's own passages, measured on pseudo-queries drawn
+    from its chunks (no labels), per script (hangul, latin). Hybrid retrieval weights its legs
+    with it."""
+
+    scripts: dict[str, LegQuality] = Field(default_factory=dict)
+    chunk_count: int = Field(ge=0, description="searchable chunks when calibrated")
+    calibrated_at: datetime
+
+
 class KnowledgeBase(BaseModel):
     id: str
     name: str
@@ -59,6 +77,10 @@ class KnowledgeBase(BaseModel):
     embedding_model: str
     embedding_dim: int
     graph_backend: GraphBackend = "none"
+    user_words: list[str] = Field(
+        default_factory=list, description="proper nouns and compounds kept whole by BM25"
+    )
+    calibration: FusionCalibration | None = None
     created_at: datetime
     updated_at: datetime
 
@@ -131,6 +153,16 @@ class Chunk(BaseModel):
     end: int = 0
 
 
+class FusionInfo(BaseModel):
+    """How a hybrid search weighted its legs, and why."""
+
+    mode: str
+    dense_weight: float
+    lexical_weight: float
+    reason: str
+    rrf_k: int | None = None
+
+
 class HitMetadata(BaseModel):
     filename: str | None = None
     title: str | None = None
@@ -142,6 +174,13 @@ class HitMetadata(BaseModel):
     parent_id: str | None = None
     matched_text: str | None = Field(
         default=None, description="The child chunk that matched when the parent is returned"
+    )
+    dense_score: float | None = Field(default=None, description="cosine similarity")
+    lexical_score: float | None = Field(default=None, description="normalised BM25")
+    rerank_score: float | None = Field(default=None, description="normalised reranker score")
+    l2_distance: float | None = Field(default=None, description="exact L2 distance (flat L2)")
+    fusion: FusionInfo | None = Field(
+        default=None, description="hybrid: the leg weights chosen and why"
     )
 
 

@@ -27,7 +27,9 @@ from planrag.core.errors import (
 from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, FileType
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
+from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq
 from planrag.stores.metadata import MetadataStore
@@ -54,6 +56,7 @@ class IngestionService:
         vectors: VectorStore,
         files: FileStore,
         embedders: EmbedderRegistry,
+        bm25: BM25Store,
         *,
         max_upload_bytes: int,
         max_files: int,
@@ -63,6 +66,7 @@ class IngestionService:
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
+        self._bm25 = bm25
         self._max_bytes = max_upload_bytes
         self._max_files = max_files
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
@@ -128,14 +132,27 @@ class IngestionService:
         with self._lock:
             if doc_id in self._pending:
                 return self._pending[doc_id]
+            try:
+                kb_id = self._metadata.get_document(doc_id).kb_id
+            except NotFound as exc:
+                gone: Future[Document] = Future()
+                gone.set_exception(exc)
+                return gone
             future = self._pool.submit(self.index, doc_id)
             self._pending[doc_id] = future
-        future.add_done_callback(lambda _f: self._forget(doc_id))
+        future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
-    def _forget(self, doc_id: str) -> None:
+    def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
+            drained = not self._pending
+        if drained and not self._closed:
+            # The queue is empty: rebuild the lexical index now rather than on the next query.
+            try:
+                self._bm25.index(kb_id)
+            except Exception:
+                log.exception("BM25 rebuild of %s failed; the next search retries", kb_id)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""
@@ -182,6 +199,7 @@ class IngestionService:
             log.exception("indexing %s failed", doc_id)
             return self._fail(doc, f"{type(exc).__name__}: {exc}")
         self._metadata.set_status(doc_id, DocumentStatus.completed, chunk_count=count)
+        self._bm25.mark_dirty(doc.kb_id)
         try:
             return self._metadata.get_document(doc_id)
         except NotFound:  # deleted while it was being indexed: drop what was just written
@@ -201,7 +219,10 @@ class IngestionService:
         if not embedded:
             raise ParseError("document produced no chunks")
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        self._metadata.replace_chunks(doc.id, chunks)
+        tokens = LexicalTokenizer(kb.user_words).tokenize_many(c.text for c in embedded)
+        self._metadata.replace_chunks(
+            doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
+        )
         meta = doc.metadata
         for start in range(0, len(embedded), EMBED_BATCH):
             if self._closed:
@@ -245,6 +266,7 @@ class IngestionService:
         doc = self._metadata.get_document(doc_id, kb_id)
         self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
         self._metadata.delete_document(doc_id)
+        self._bm25.mark_dirty(kb_id)
         self._files.delete(kb_id, doc_id, doc.file_type)
 
     def documents(

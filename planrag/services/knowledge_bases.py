@@ -10,12 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from planrag.core.errors import InvalidInput
 from planrag.core.types import (
     ChunkingConfig,
+    ChunkKind,
+    DocumentStatus,
     GraphBackend,
     KnowledgeBase,
     KnowledgeBaseStats,
     Metric,
 )
+from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
@@ -36,6 +40,11 @@ class KnowledgeBaseCreate(BaseModel):
         default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
     )
     graph_backend: GraphBackend = "none"
+    user_words: list[str] = Field(
+        default_factory=list,
+        max_length=10000,
+        description="proper nouns and compounds BM25 keeps whole (a per-KB user dictionary)",
+    )
 
 
 class KnowledgeBaseUpdate(BaseModel):
@@ -50,6 +59,9 @@ class KnowledgeBaseUpdate(BaseModel):
     chunking: ChunkingConfig | None = Field(
         default=None, description="applies to documents uploaded afterwards"
     )
+    user_words: list[str] | None = Field(
+        default=None, max_length=10000, description="re-tokenises the KB's chunks for BM25"
+    )
 
 
 class KnowledgeBaseView(KnowledgeBase):
@@ -63,11 +75,13 @@ class KnowledgeBaseService:
         vectors: VectorStore,
         files: FileStore,
         embedders: EmbedderRegistry,
+        bm25: BM25Store,
     ) -> None:
         self._metadata = metadata
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
+        self._bm25 = bm25
 
     def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
         if request.graph_backend != "none":
@@ -114,11 +128,28 @@ class KnowledgeBaseService:
             changes["chunking"] = ChunkingConfig.model_validate(changes["chunking"]).model_dump()
         if not changes:
             return self.get(kb_id)
-        return self._view(self._metadata.update_kb(kb_id, changes))
+        kb = self._metadata.update_kb(kb_id, changes)
+        if "user_words" in changes:
+            self._retokenise(kb)
+        return self._view(kb)
+
+    def _retokenise(self, kb: KnowledgeBase) -> None:
+        """New user words change how every chunk splits: re-tokenise, then rebuild BM25."""
+        tokenizer = LexicalTokenizer(kb.user_words)
+        for doc in self._metadata.list_documents(kb.id, [DocumentStatus.completed]):
+            chunks = self._metadata.list_chunks(doc.id)
+            searchable = [c for c in chunks if c.kind != ChunkKind.parent]
+            tokens = tokenizer.tokenize_many(c.text for c in searchable)
+            self._metadata.replace_chunks(
+                doc.id, chunks, {c.id: t for c, t in zip(searchable, tokens, strict=True)}
+            )
+        self._metadata.update_kb(kb.id, {"calibration": None})
+        self._bm25.mark_dirty(kb.id)
 
     def delete(self, kb_id: str) -> None:
         """Cascade: vectors, documents, chunks and files. Safe to retry after a crash."""
         self._metadata.get_kb(kb_id)
         self._vectors.drop_collection(kb_id)
+        self._bm25.drop(kb_id)
         self._files.delete_kb(kb_id)
         self._metadata.delete_kb(kb_id)

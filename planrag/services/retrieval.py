@@ -1,4 +1,5 @@
-"""Retrieval use case: a query against one knowledge base, hits best first, scores in [0, 1]."""
+"""Retrieval use case: a query against one knowledge base through a whitelisted executor,
+hits best first, scores in [0, 1] whatever the strategy."""
 
 from __future__ import annotations
 
@@ -7,14 +8,50 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.core.errors import InvalidInput
-from planrag.core.types import Hit, HitMetadata, KnowledgeBase
+from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase
+from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.executor import ExecutorRegistry
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.bm25 import BM25Store
+from planrag.stores.filters import And, Contains, Filter, In, Range
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorHit, VectorStore
+from planrag.stores.vector import VectorStore
 
 Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
-AVAILABLE_STRATEGIES: tuple[Strategy, ...] = ("ann",)
 MAX_QUERY_CHARS = 2000
+
+
+class RetrieveFilters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    doc_ids: list[str] | None = Field(default=None, max_length=1000)
+    authors: list[str] | None = Field(default=None, max_length=100)
+    domains: list[str] | None = Field(default=None, max_length=100)
+    date_from: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
+    date_to: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
+    title_contains: str | None = Field(default=None, min_length=1, max_length=200)
+
+    def to_filter(self) -> Filter | None:
+        items: list[Filter] = []
+        if self.doc_ids:
+            items.append(In(field="doc_id", values=self.doc_ids))
+        if self.authors:
+            items.append(In(field="author", values=self.authors))
+        if self.domains:
+            items.append(In(field="domain", values=self.domains))
+        if self.date_from or self.date_to:
+            items.append(
+                Range(
+                    field="date",
+                    gte=int(self.date_from.replace("-", "")) if self.date_from else None,
+                    lte=int(self.date_to.replace("-", "")) if self.date_to else None,
+                )
+            )
+        if self.title_contains:
+            items.append(Contains(field="title", value=self.title_contains))
+        if not items:
+            return None
+        return items[0] if len(items) == 1 else And(items=items)
 
 
 class RetrieveRequest(BaseModel):
@@ -28,48 +65,60 @@ class RetrieveRequest(BaseModel):
         default=None, ge=0.0, le=1.0, description="defaults to the KB's score_threshold"
     )
     strategy: Strategy = "ann"
+    hybrid_mode: Literal["sequential", "parallel"] = "sequential"
+    rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (parallel hybrid)")
+    filters: RetrieveFilters | None = None
 
 
 class RetrievalService:
     def __init__(
-        self, metadata: MetadataStore, vectors: VectorStore, embedders: EmbedderRegistry
+        self,
+        metadata: MetadataStore,
+        vectors: VectorStore,
+        bm25: BM25Store,
+        embedders: EmbedderRegistry,
+        executors: ExecutorRegistry,
     ) -> None:
         self._metadata = metadata
         self._vectors = vectors
+        self._bm25 = bm25
         self._embedders = embedders
+        self._executors = executors
 
     def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
         kb = self._metadata.get_kb(kb_id)
-        if request.strategy not in AVAILABLE_STRATEGIES:
-            raise InvalidInput(
-                f"strategy '{request.strategy}' is not available yet; "
-                f"available: {', '.join(AVAILABLE_STRATEGIES)}",
-                strategy=request.strategy,
-            )
         if not request.query.strip():
             raise InvalidInput("query is blank")
+        executor = self._executors.get(request.strategy)
         top_k = request.top_k or kb.top_k
         threshold = (
             kb.score_threshold if request.score_threshold is None else request.score_threshold
         )
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        vector = embedder.embed([request.query])[0]
+        ctx = QueryContext(kb, request.query, embedder, self._vectors, self._bm25)
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
-        found = self._vectors.search(kb.id, vector, fetch)
-        hits = self._to_hits(kb, [h for h in found if h.score >= threshold])
-        return hits[:top_k]
+        params = SearchParams(
+            top_k=fetch,
+            where=request.filters.to_filter() if request.filters else None,
+            hybrid_mode=request.hybrid_mode,
+            rrf_k=request.rrf_k,
+        )
+        found = [c for c in executor.run(ctx, params) if c.score >= threshold]
+        return self._to_hits(kb, found, ctx.fusion)[:top_k]
 
-    def _to_hits(self, kb: KnowledgeBase, found: list[VectorHit]) -> list[Hit]:
-        chunks = self._metadata.get_chunks(h.chunk_id for h in found)
+    def _to_hits(
+        self, kb: KnowledgeBase, found: list[Candidate], fusion: FusionInfo | None
+    ) -> list[Hit]:
+        chunks = self._metadata.get_chunks(c.chunk_id for c in found)
         parent_ids = {c.parent_id for c in chunks.values() if c.parent_id}
         parents = self._metadata.get_chunks(parent_ids)
-        docs = self._metadata.get_documents({h.doc_id for h in found})
+        docs = self._metadata.get_documents({c.doc_id for c in found})
         hits: list[Hit] = []
         seen: set[str] = set()
-        for vh in found:  # already best first
-            chunk = chunks.get(vh.chunk_id)
-            doc = docs.get(vh.doc_id)
+        for cand in found:  # already best first
+            chunk = chunks.get(cand.chunk_id)
+            doc = docs.get(cand.doc_id)
             if chunk is None or doc is None:
                 continue  # a document deleted between the search and this lookup
             parent = parents.get(chunk.parent_id) if chunk.parent_id else None
@@ -81,9 +130,9 @@ class RetrievalService:
             hits.append(
                 Hit(
                     chunk_id=shown.id,
-                    doc_id=vh.doc_id,
+                    doc_id=cand.doc_id,
                     content=shown.text,
-                    score=vh.score,
+                    score=cand.score,
                     metadata=HitMetadata(
                         filename=doc.filename,
                         title=meta.title or doc.filename,
@@ -94,6 +143,11 @@ class RetrievalService:
                         position=shown.position,
                         parent_id=chunk.parent_id,
                         matched_text=chunk.text if parent else None,
+                        dense_score=cand.dense,
+                        lexical_score=cand.lexical,
+                        rerank_score=cand.rerank,
+                        l2_distance=cand.l2_distance,
+                        fusion=fusion,
                     ),
                 )
             )

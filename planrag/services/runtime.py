@@ -9,16 +9,36 @@ from dataclasses import dataclass
 from threadpoolctl import threadpool_limits
 
 from planrag.core.settings import Settings
+from planrag.core.types import FusionCalibration
+from planrag.executors.ann import AnnExecutor
+from planrag.executors.bm25 import BM25Executor
+from planrag.executors.executor import ExecutorRegistry
+from planrag.executors.fusion import FusionCalibrator
+from planrag.executors.hybrid import HybridExecutor
+from planrag.executors.keyword import KeywordExecutor
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
+from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
 
 log = logging.getLogger(__name__)
+
+
+def build_executors(metadata: MetadataStore) -> ExecutorRegistry:
+    """The whitelist: one executor per allowed strategy."""
+
+    def save(kb_id: str, calibration: FusionCalibration) -> None:
+        metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
+
+    calibrator = FusionCalibrator(metadata.sample_chunks, save)
+    return ExecutorRegistry(
+        [AnnExecutor(), KeywordExecutor(), BM25Executor(), HybridExecutor(calibrator)]
+    )
 
 
 @dataclass
@@ -28,6 +48,8 @@ class Runtime:
     vectors: MilvusStore
     files: FileStore
     embedders: EmbedderRegistry
+    bm25: BM25Store
+    executors: ExecutorRegistry
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
@@ -45,23 +67,28 @@ class Runtime:
         )
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
+        bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
+        executors = build_executors(metadata)
         return cls(
             settings=settings,
             metadata=metadata,
             vectors=vectors,
             files=files,
             embedders=embedders,
-            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders),
+            bm25=bm25,
+            executors=executors,
+            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25),
             ingestion=IngestionService(
                 metadata,
                 vectors,
                 files,
                 embedders,
+                bm25,
                 max_upload_bytes=settings.max_upload_bytes,
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
             ),
-            retrieval=RetrievalService(metadata, vectors, embedders),
+            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors),
         )
 
     def warm_up(self) -> threading.Thread:

@@ -98,3 +98,26 @@ def render_milvus(node: Filter | None) -> str:
             inner = [part for part in (render_milvus(item) for item in node.items) if part]
             return joiner.join(f"({part})" for part in inner)
     raise TypeError(f"unknown filter node {node!r}")
+
+
+def matches(node: Filter, record: dict[str, object]) -> bool:
+    """Evaluate a filter on one record in Python (for indexes without a query language)."""
+    match node:
+        case Eq():
+            return record.get(node.field) == node.value
+        case In():
+            return record.get(node.field) in node.values
+        case Contains():
+            return node.value.lower() in str(record.get(node.field) or "").lower()
+        case Range():
+            value = record.get(node.field)
+            if not isinstance(value, int):
+                return False
+            return (node.gte is None or value >= node.gte) and (
+                node.lte is None or value <= node.lte
+            )
+        case And():
+            return all(matches(item, record) for item in node.items)
+        case Or():
+            return any(matches(item, record) for item in node.items)
+    raise TypeError(f"unknown filter node {node!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -20,12 +21,22 @@ from planrag.core.types import (
     Document,
     DocumentMetadata,
     DocumentStatus,
+    FusionCalibration,
     KnowledgeBase,
     KnowledgeBaseStats,
 )
+from planrag.stores.bm25 import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, utcnow
 
-KB_UPDATABLE = {"name", "description", "top_k", "score_threshold", "chunking"}
+KB_UPDATABLE = {
+    "name",
+    "description",
+    "top_k",
+    "score_threshold",
+    "chunking",
+    "user_words",
+    "calibration",
+}
 
 
 def make_engine(url: str) -> Engine:
@@ -61,6 +72,8 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         embedding_model=row.embedding_model,
         embedding_dim=row.embedding_dim,
         graph_backend=row.graph_backend,  # type: ignore[arg-type]
+        user_words=list(row.user_words or []),
+        calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
     )
@@ -116,8 +129,8 @@ class MetadataStore:
 
     # ── knowledge bases ────────────────────────────────────────────────────────────────
     def create_kb(self, kb: KnowledgeBase) -> KnowledgeBase:
-        data = kb.model_dump()
-        data["chunking"] = kb.chunking.model_dump()
+        data = kb.model_dump(mode="json")
+        data["created_at"], data["updated_at"] = kb.created_at, kb.updated_at
         try:
             with self.session() as s:
                 s.add(KnowledgeBaseRow(**data))
@@ -273,10 +286,55 @@ class MetadataStore:
             s.execute(delete(DocumentRow).where(DocumentRow.id == doc_id))
 
     # ── chunks ─────────────────────────────────────────────────────────────────────────
-    def replace_chunks(self, doc_id: str, chunks: list[Chunk]) -> None:
+    def replace_chunks(
+        self, doc_id: str, chunks: list[Chunk], tokens: dict[str, list[str]] | None = None
+    ) -> None:
+        """Store a document's chunks (and the lexical tokens of the searchable ones)."""
+        tokens = tokens or {}
         with self.session() as s:
             s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
-            s.add_all(ChunkRow(**c.model_dump()) for c in chunks)
+            s.add_all(
+                ChunkRow(
+                    **c.model_dump(),
+                    tokens=" ".join(tokens[c.id]) if c.id in tokens else None,
+                )
+                for c in chunks
+            )
+
+    def lexical_rows(self, kb_id: str) -> list[LexicalRow]:
+        """Searchable chunks of a KB's completed documents with their tokens and metadata."""
+        query = (
+            select(
+                ChunkRow.id,
+                ChunkRow.doc_id,
+                ChunkRow.tokens,
+                DocumentRow.title,
+                DocumentRow.filename,
+                DocumentRow.author,
+                DocumentRow.domain,
+                DocumentRow.date,
+            )
+            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
+            .where(
+                DocumentRow.kb_id == kb_id,
+                DocumentRow.status == DocumentStatus.completed.value,
+                ChunkRow.kind != ChunkKind.parent.value,
+            )
+            .order_by(ChunkRow.doc_id, ChunkRow.position)
+        )
+        with self.session() as s:
+            return [
+                LexicalRow(
+                    chunk_id=cid,
+                    doc_id=did,
+                    tokens=(tokens or "").split(),
+                    title=title or filename,
+                    author=author or "",
+                    domain=domain or "",
+                    date=int(date.replace("-", "")) if date else 0,
+                )
+                for cid, did, tokens, title, filename, author, domain, date in s.execute(query)
+            ]
 
     def delete_chunks(self, doc_id: str) -> None:
         with self.session() as s:
@@ -297,6 +355,23 @@ class MetadataStore:
             return {
                 r.id: _chunk(r) for r in s.scalars(select(ChunkRow).where(ChunkRow.id.in_(ids)))
             }
+
+    def sample_chunks(self, kb_id: str, n: int, seed: int) -> list[tuple[str, str]]:
+        """Up to n searchable chunks of completed documents, a deterministic sample by seed."""
+        query = (
+            select(ChunkRow.id, ChunkRow.text)
+            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
+            .where(
+                DocumentRow.kb_id == kb_id,
+                DocumentRow.status == DocumentStatus.completed.value,
+                ChunkRow.kind != ChunkKind.parent.value,
+            )
+            .order_by(ChunkRow.id)
+        )
+        with self.session() as s:
+            rows = [(cid, text) for cid, text in s.execute(query)]
+        random.Random(seed).shuffle(rows)
+        return rows[:n]
 
     def get_documents(self, doc_ids: Iterable[str]) -> dict[str, Document]:
         ids = list(doc_ids)

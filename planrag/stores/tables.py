@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -30,6 +30,10 @@ class KnowledgeBaseRow(Base):
     embedding_model: Mapped[str] = mapped_column(String(500), nullable=False)
     embedding_dim: Mapped[int] = mapped_column(Integer, nullable=False)
     graph_backend: Mapped[str] = mapped_column(String(20), default="none", nullable=False)
+    user_words: Mapped[list[str]] = mapped_column(
+        JSON, default=list, server_default=text("'[]'"), nullable=False
+    )
+    calibration: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -81,3 +85,5 @@ class ChunkRow(Base):
     page: Mapped[int | None] = mapped_column(Integer, nullable=True)
     start: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     end: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    # Lexical tokens (space-joined) for rebuilding the BM25 index without re-analysing text.
+    tokens: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -113,10 +113,11 @@ def test_bad_metadata_is_400(client: TestClient) -> None:
     assert "date" in response.json()["error"]["message"]
 
 
-def test_strategy_not_available_yet_is_a_clear_400(client: TestClient) -> None:
+def test_strategy_without_an_executor_is_a_clear_400(client: TestClient) -> None:
     kb = create_kb(client)
     response = client.post(
-        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "strategy": "bm25"}
+        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "strategy": "2-stage"}
     )
     assert response.status_code == 400
-    assert "bm25" in response.json()["error"]["message"]
+    assert response.json()["error"]["code"] == "unknown_strategy"
+    assert "2-stage" in response.json()["error"]["message"]

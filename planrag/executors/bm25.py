@@ -1,0 +1,16 @@
+"""`bm25`: BM25 over Kiwi morphemes (Latin words stemmed), scores normalised to [0, 1]."""
+
+from __future__ import annotations
+
+from planrag.executors.context import Candidate, QueryContext, SearchParams
+
+
+class BM25Executor:
+    name = "bm25"
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        hits = ctx.bm25.search(ctx.kb.id, ctx.tokens, params.top_k, params.where)
+        return [
+            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, lexical=h.score)
+            for h in hits
+        ]

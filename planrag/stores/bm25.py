@@ -1,0 +1,233 @@
+"""BM25 over lexical tokens (bm25s), one persisted index per knowledge base.
+
+The tokens of every searchable chunk live in the metadata DB, so an index is always rebuildable.
+An index is rebuilt lazily: ingestion and deletion mark it dirty, and the next search (or the
+ingestion service once its queue drains) rebuilds it, so a bulk upload costs one rebuild, not
+one per document. A search never sees a deleted chunk or misses a completed one.
+
+Scores are normalised to [0, 1] by the query's own scale: with the Lucene BM25 variant a term
+that occurs once in a chunk of average length contributes idf / (1 + k1), so a chunk matching
+every query term once scores 1.0 and partial matches score the share of the query's information
+(idf) they match. Repeated terms and short chunks can exceed that scale and are clipped to 1.0;
+ordering always follows the raw BM25 score.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import bm25s
+import numpy as np
+from pydantic import BaseModel
+
+from planrag.stores.filters import Filter, matches
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+K1 = 1.5
+B = 0.75
+
+
+class LexicalRow(BaseModel):
+    chunk_id: str
+    doc_id: str
+    tokens: list[str]
+    title: str = ""
+    author: str = ""
+    domain: str = ""
+    date: int = 0
+
+
+class LexicalHit(BaseModel):
+    chunk_id: str
+    doc_id: str
+    score: float  # normalised, [0, 1]
+    raw: float  # BM25 score
+
+
+class LexicalIndex:
+    """An immutable BM25 index of one knowledge base's chunks."""
+
+    def __init__(self, retriever: bm25s.BM25 | None, rows: list[LexicalRow]) -> None:
+        self._retriever = retriever
+        self.chunk_ids = [r.chunk_id for r in rows]
+        self.doc_ids = [r.doc_id for r in rows]
+        # Per-document metadata for filters: evaluated per document, then spread to chunks.
+        self._docs: dict[str, LexicalRow] = {}
+        for row in rows:
+            self._docs.setdefault(row.doc_id, row.model_copy(update={"tokens": []}))
+        self._doc_index = {d: i for i, d in enumerate(self._docs)}
+        self._chunk_doc = np.asarray([self._doc_index[d] for d in self.doc_ids], dtype=np.int64)
+        self._idf = self._idf_table(retriever)
+        self._positions = {c: i for i, c in enumerate(self.chunk_ids)}
+
+    @classmethod
+    def build(cls, rows: list[LexicalRow]) -> LexicalIndex:
+        searchable = [r for r in rows if r.tokens]
+        if not searchable:
+            return cls(None, [])
+        retriever = bm25s.BM25(method="lucene", k1=K1, b=B)
+        retriever.index([r.tokens for r in searchable], show_progress=False)
+        return cls(retriever, searchable)
+
+    @staticmethod
+    def _idf_table(retriever: bm25s.BM25 | None) -> dict[str, float]:
+        if retriever is None:
+            return {}
+        indptr = retriever.scores["indptr"]
+        df = np.diff(indptr)
+        n = retriever.scores["num_docs"]
+        idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        return {t: float(idf[i]) for t, i in retriever.vocab_dict.items() if t and i < len(idf)}
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    def _scores(self, tokens: list[str]) -> tuple[np.ndarray, float] | None:
+        """Raw scores of every chunk and the query's normalisation scale, or None."""
+        if self._retriever is None:
+            return None
+        query = list(dict.fromkeys(t for t in tokens if t in self._idf))
+        bound = sum(self._idf[t] for t in query) / (1 + K1)
+        if not query or bound <= 0:
+            return None
+        return np.asarray(self._retriever.get_scores(query), dtype=np.float32), bound
+
+    def scores_for(self, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
+        """Normalised scores of the given chunks (0 for chunks not in the index)."""
+        scored = self._scores(tokens)
+        if scored is None:
+            return dict.fromkeys(chunk_ids, 0.0)
+        scores, bound = scored
+        position = self._positions
+        return {
+            c: min(1.0, float(scores[position[c]]) / bound) if c in position else 0.0
+            for c in chunk_ids
+        }
+
+    def search(self, tokens: list[str], k: int, where: Filter | None = None) -> list[LexicalHit]:
+        scored = self._scores(tokens)
+        if scored is None or k <= 0:
+            return []
+        scores, bound = scored
+        if where is not None:
+            scores = np.where(self._mask(where), scores, 0.0)
+        k = min(k, int(np.count_nonzero(scores)))
+        if k == 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            LexicalHit(
+                chunk_id=self.chunk_ids[i],
+                doc_id=self.doc_ids[i],
+                score=min(1.0, float(scores[i]) / bound),
+                raw=float(scores[i]),
+            )
+            for i in top
+        ]
+
+    def _mask(self, where: Filter) -> np.ndarray:
+        allowed = np.asarray([matches(where, doc.model_dump()) for doc in self._docs.values()])
+        return allowed[self._chunk_doc]
+
+    # ── persistence ────────────────────────────────────────────────────────────────────
+    def save(self, directory: Path) -> None:
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if self._retriever is not None:
+            self._retriever.save(str(tmp / "bm25s"))
+        docs = [d.model_dump(exclude={"tokens"}) for d in self._docs.values()]
+        meta = {"version": FORMAT_VERSION, "chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids}
+        (tmp / "rows.json").write_text(json.dumps({**meta, "docs": docs}, ensure_ascii=False))
+        shutil.rmtree(directory, ignore_errors=True)
+        tmp.rename(directory)
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex | None:
+        if not (directory / "rows.json").exists():
+            return None
+        try:
+            meta = json.loads((directory / "rows.json").read_text())
+            if meta.get("version") != FORMAT_VERSION:
+                return None
+            retriever = (
+                bm25s.BM25.load(str(directory / "bm25s"))
+                if (directory / "bm25s").exists()
+                else None
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("BM25 index at %s unreadable (%s): rebuilding", directory, exc)
+            return None
+        docs = {d["doc_id"]: d for d in meta["docs"]}
+        rows = [
+            LexicalRow(**{**docs[d], "chunk_id": c, "tokens": []})
+            for c, d in zip(meta["chunk_ids"], meta["doc_ids"], strict=True)
+        ]
+        return cls(retriever, rows)
+
+
+RowSource = Callable[[str], list[LexicalRow]]
+
+
+class BM25Store:
+    """Per-KB BM25 indexes under a directory, rebuilt from `source` when dirty."""
+
+    def __init__(self, root: Path, source: RowSource) -> None:
+        self._root = root
+        self._source = source
+        self._indexes: dict[str, LexicalIndex] = {}
+        self._dirty: set[str] = set()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _lock(self, kb_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(kb_id, threading.Lock())
+
+    def _dir(self, kb_id: str) -> Path:
+        return self._root / kb_id
+
+    def mark_dirty(self, kb_id: str) -> None:
+        with self._guard:
+            self._dirty.add(kb_id)
+            # The persisted copy is stale too: a crash now must not resurrect it.
+            (self._dir(kb_id) / "rows.json").unlink(missing_ok=True)
+
+    def index(self, kb_id: str) -> LexicalIndex:
+        """The current index, rebuilt first when documents changed since it was built."""
+        with self._lock(kb_id):
+            with self._guard:
+                dirty = kb_id in self._dirty
+                self._dirty.discard(kb_id)
+            if not dirty and kb_id in self._indexes:
+                return self._indexes[kb_id]
+            loaded = None if dirty else LexicalIndex.load(self._dir(kb_id))
+            if loaded is None:
+                loaded = LexicalIndex.build(self._source(kb_id))
+                loaded.save(self._dir(kb_id))
+                log.info("BM25 index of %s rebuilt: %d chunks", kb_id, len(loaded))
+            self._indexes[kb_id] = loaded
+            return loaded
+
+    def search(
+        self, kb_id: str, tokens: list[str], k: int, where: Filter | None = None
+    ) -> list[LexicalHit]:
+        return self.index(kb_id).search(tokens, k, where)
+
+    def scores_for(self, kb_id: str, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
+        return self.index(kb_id).scores_for(tokens, chunk_ids)
+
+    def drop(self, kb_id: str) -> None:
+        with self._lock(kb_id):
+            self._indexes.pop(kb_id, None)
+            with self._guard:
+                self._dirty.discard(kb_id)
+            shutil.rmtree(self._dir(kb_id), ignore_errors=True)
