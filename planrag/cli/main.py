@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from planrag.core.errors import KnowledgeBaseNotFound, PlanragError
@@ -201,16 +208,19 @@ def _target_kb(runtime: Runtime, name: str, create: bool) -> KnowledgeBaseView:
         return runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name))
 
 
-def _ingest_files(
-    runtime: Runtime, kb: KnowledgeBaseView, files: list[Path], failures: list[tuple[Path, str]]
-) -> None:
-    columns = (
+def _columns() -> tuple[ProgressColumn, ...]:
+    return (
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console) as progress:
+
+
+def _ingest_files(
+    runtime: Runtime, kb: KnowledgeBaseView, files: list[Path], failures: list[tuple[Path, str]]
+) -> None:
+    with Progress(*_columns(), console=console) as progress:
         task = progress.add_task("indexing", total=len(files))
         for path in files:
             progress.update(task, description=f"indexing {path.name[:40]}")
@@ -236,6 +246,63 @@ def _summary(files: list[Path], failures: list[tuple[Path, str]]) -> None:
     console.print(f"{indexed} of {len(files)} file(s) indexed")
     for path, reason in failures:
         console.print(f"  [red]failed[/red] {path}: {reason}")
+
+
+@app.command("eval")
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="BEIR-style JSON: corpus, queries, qrels")],
+    strategy: Annotated[
+        str, typer.Option(help="ann | keyword | bm25 | hybrid | 2-stage")
+    ] = "hybrid",
+    top_k: Annotated[int, typer.Option(help="hits fetched per query (metrics use @5/@10)")] = 10,
+    kb_settings: Annotated[
+        str | None, typer.Option(help='knowledge-base settings as JSON, e.g. {"chunking": …}')
+    ] = None,
+    hybrid_mode: Annotated[str, typer.Option(help="sequential | parallel")] = "sequential",
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+) -> None:
+    """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
+    import tempfile
+
+    from planrag.services.evaluation import BeirDataset, evaluate
+
+    try:
+        data = BeirDataset.load(dataset)
+        extra = json.loads(kb_settings) if kb_settings else {}
+    except (PlanragError, json.JSONDecodeError) as exc:
+        console.print(f"[red]error:[/red] {getattr(exc, 'message', exc)}")
+        raise typer.Exit(2) from exc
+    settings = get_settings()
+    with tempfile.TemporaryDirectory(prefix="planrag-eval-") as tmp:
+        runtime = Runtime.open(settings.model_copy(update={"data_dir": Path(tmp)}))
+        try:
+            with Progress(*_columns(), console=console, disable=as_json) as bar:
+                task = bar.add_task("ingest", total=None)
+
+                def progress(stage: str, done: int, total: int) -> None:
+                    bar.update(task, description=stage, completed=done, total=total)
+
+                report = evaluate(
+                    runtime,
+                    data,
+                    strategy,  # type: ignore[arg-type]
+                    extra,
+                    progress,
+                    top_k=min(50, max(top_k, 10) * 3),
+                    hybrid_mode=hybrid_mode,
+                )
+        except PlanragError as exc:
+            console.print(f"[red]error:[/red] {exc.message}")
+            raise typer.Exit(1) from exc
+        finally:
+            runtime.close()
+    if as_json:
+        typer.echo(json.dumps(report.as_json()))
+        return
+    table = Table("metric", "value")
+    for key, value in report.as_json().items():
+        table.add_row(key, json.dumps(value))
+    Console().print(table)
 
 
 def main() -> None:

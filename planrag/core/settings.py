@@ -52,6 +52,38 @@ class IngestSettings(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=32)
 
 
+class BM25Settings(BaseModel):
+    # A Kiwi user dictionary (word<TAB>tag[<TAB>score] per line) for every knowledge base;
+    # per-KB words are a knowledge-base setting (user_words).
+    user_dict: str = ""
+
+
+class RerankSettings(BaseModel):
+    # cross-encoder: a local sentence-transformers CrossEncoder (path or hub name);
+    # http: an external rerank service (POST {url}/rerank, TEI or Jina/Cohere shape);
+    # llm: the OpenAI-compatible LLM scores each passage.
+    backend: Literal["cross-encoder", "http", "llm"] = "cross-encoder"
+    model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    url: str = ""
+    api_format: Literal["tei", "jina"] = "tei"
+    api_key: str = ""
+    timeout_s: float = 30.0
+    retries: int = Field(default=2, ge=0, le=10)
+    batch_size: int = Field(default=32, ge=1, le=1024)
+
+
+class LLMSettings(BaseModel):
+    # Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM). Empty base_url and api_key: no LLM.
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    timeout_s: float = 8.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.model and (self.base_url or self.api_key))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PLANRAG_",
@@ -67,6 +99,9 @@ class Settings(BaseSettings):
     milvus: MilvusSettings = MilvusSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     ingest: IngestSettings = IngestSettings()
+    bm25: BM25Settings = BM25Settings()
+    rerank: RerankSettings = RerankSettings()
+    llm: LLMSettings = LLMSettings()
 
     @property
     def database_url(self) -> str:

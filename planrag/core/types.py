@@ -34,8 +34,8 @@ class ChunkingConfig(BaseModel):
 
     strategy: ChunkingStrategy = "size"
     unit: Literal["chars", "tokens"] = "chars"
-    chunk_size: int = Field(default=500, ge=20, le=20000)
-    chunk_overlap: int = Field(default=50, ge=0, le=5000)
+    chunk_size: int = Field(default=800, ge=20, le=20000)
+    chunk_overlap: int = Field(default=100, ge=0, le=5000)
     parent_size: int = Field(default=2000, ge=100, le=50000)
     child_size: int = Field(default=400, ge=20, le=20000)
 

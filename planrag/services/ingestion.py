@@ -13,6 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -24,11 +25,18 @@ from planrag.core.errors import (
     PlanragError,
     UploadTooLarge,
 )
-from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, FileType
+from planrag.core.types import (
+    Chunk,
+    ChunkKind,
+    Document,
+    DocumentMetadata,
+    DocumentStatus,
+    FileType,
+)
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.ingest.tokenizer import LexicalTokenizer
-from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq
@@ -38,6 +46,37 @@ from planrag.stores.vector import VectorRecord, VectorStore
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 256
+
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class _Prepared:
+    doc: Document
+    embedder: Embedder
+    chunks: list[Chunk]
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, PlanragError):
+        return exc.message
+    log.error("indexing failed", exc_info=exc)  # a bug or a store failure must not kill a worker
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+    meta = doc.metadata
+    return VectorRecord(
+        chunk_id=chunk.id,
+        doc_id=doc.id,
+        text=chunk.text,
+        title=meta.title or doc.filename,
+        author=meta.author or "",
+        domain=meta.domain or "",
+        date=meta.date_int(),
+        vector=vector,
+    )
 
 
 class UploadItem(BaseModel):
@@ -187,26 +226,34 @@ class IngestionService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # ── indexing one document ──────────────────────────────────────────────────────────
-    def index(self, doc_id: str, progress: Callable[[int, int], None] | None = None) -> Document:
+    def index(self, doc_id: str, progress: Progress | None = None) -> Document:
         """Parse, chunk, embed and write one document. Never raises for a bad document."""
-        doc = self._metadata.get_document(doc_id)
-        self._metadata.set_status(doc_id, DocumentStatus.processing)
-        try:
-            count = self._index(doc, progress)
-        except PlanragError as exc:
-            return self._fail(doc, exc.message)
-        except Exception as exc:  # a bug or a store failure must not kill the worker
-            log.exception("indexing %s failed", doc_id)
-            return self._fail(doc, f"{type(exc).__name__}: {exc}")
-        self._metadata.set_status(doc_id, DocumentStatus.completed, chunk_count=count)
-        self._bm25.mark_dirty(doc.kb_id)
-        try:
-            return self._metadata.get_document(doc_id)
-        except NotFound:  # deleted while it was being indexed: drop what was just written
-            self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc_id))
-            raise
+        return self.index_many([doc_id], progress)[0]
 
-    def _index(self, doc: Document, progress: Callable[[int, int], None] | None) -> int:
+    def index_many(self, doc_ids: list[str], progress: Progress | None = None) -> list[Document]:
+        """Index documents together, embedding all their chunks in shared batches (many small
+        documents embed as fast as one large one). A bad document fails alone."""
+        results: dict[str, Document] = {}
+        prepared: list[_Prepared] = []
+        for doc_id in doc_ids:
+            doc = self._metadata.get_document(doc_id)
+            self._metadata.set_status(doc_id, DocumentStatus.processing)
+            try:
+                prepared.append(self._prepare(doc))
+            except Exception as exc:
+                results[doc_id] = self._fail(doc, _reason(exc))
+        try:
+            self._write(prepared, progress)
+        except Exception as exc:
+            for item in prepared:
+                results[item.doc.id] = self._fail(item.doc, _reason(exc))
+            return [results[d] for d in doc_ids]
+        for item in prepared:
+            results[item.doc.id] = self._complete(item)
+        return [results[d] for d in doc_ids]
+
+    def _prepare(self, doc: Document) -> _Prepared:
+        """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""
         kb = self._metadata.get_kb(doc.kb_id)
         self._remove_leftovers(doc)
         try:
@@ -223,29 +270,37 @@ class IngestionService:
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
-        meta = doc.metadata
-        for start in range(0, len(embedded), EMBED_BATCH):
+        return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
+
+    def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
+        """Embed and upsert every prepared chunk, in batches that may span documents."""
+        pending = [(item, chunk) for item in prepared for chunk in item.chunks]
+        for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
                 raise PlanragError("server shutting down; indexing resumes at next start")
-            batch = embedded[start : start + EMBED_BATCH]
-            vectors = embedder.embed([c.text for c in batch])
-            records = [
-                VectorRecord(
-                    chunk_id=c.id,
-                    doc_id=doc.id,
-                    text=c.text,
-                    title=meta.title or doc.filename,
-                    author=meta.author or "",
-                    domain=meta.domain or "",
-                    date=meta.date_int(),
-                    vector=v,
-                )
-                for c, v in zip(batch, vectors, strict=True)
-            ]
-            self._vectors.upsert(doc.kb_id, records)
+            batch = pending[start : start + EMBED_BATCH]
+            by_embedder: dict[int, list[tuple[_Prepared, Chunk]]] = {}
+            for pair in batch:
+                by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
+            for group in by_embedder.values():
+                vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
+                by_kb: dict[str, list[VectorRecord]] = {}
+                for (item, chunk), vector in zip(group, vectors, strict=True):
+                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
+                for kb_id, records in by_kb.items():
+                    self._vectors.upsert(kb_id, records)
             if progress:
-                progress(min(start + EMBED_BATCH, len(embedded)), len(embedded))
-        return len(embedded)
+                progress(min(start + EMBED_BATCH, len(pending)), len(pending))
+
+    def _complete(self, item: _Prepared) -> Document:
+        doc = item.doc
+        self._metadata.set_status(doc.id, DocumentStatus.completed, chunk_count=len(item.chunks))
+        self._bm25.mark_dirty(doc.kb_id)
+        try:
+            return self._metadata.get_document(doc.id)
+        except NotFound:  # deleted while it was being indexed: drop what was just written
+            self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
+            raise
 
     def _remove_leftovers(self, doc: Document) -> None:
         self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))

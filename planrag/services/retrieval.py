@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.errors import InvalidInput
 from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.executor import ExecutorRegistry
+from planrag.executors.flat_l2 import flat_l2
+from planrag.executors.ner import extract_entities, ner_filter
+from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.rerankers import RerankerRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import And, Contains, Filter, In, Range
 from planrag.stores.metadata import MetadataStore
@@ -19,6 +23,7 @@ from planrag.stores.vector import VectorStore
 
 Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
 MAX_QUERY_CHARS = 2000
+RERANK_POOL = 25
 
 
 class RetrieveFilters(BaseModel):
@@ -68,6 +73,25 @@ class RetrieveRequest(BaseModel):
     hybrid_mode: Literal["sequential", "parallel"] = "sequential"
     rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (parallel hybrid)")
     filters: RetrieveFilters | None = None
+    use_reranker: bool = Field(default=False, description="rerank (every strategy but 2-stage)")
+    reranker_top_k: int = Field(default=5, ge=1, le=20)
+    reranker_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    use_ner_filter: bool = Field(
+        default=False, description="score × 0.3 for chunks without the question's entities"
+    )
+    use_brute_force: bool = Field(default=False, description="flat L2 re-scoring")
+    brute_force_top_k: int = Field(default=1, ge=1, le=20)
+    brute_force_threshold: float = Field(default=1.5, ge=0.0, le=2.0)
+    enable_graph_search: bool = Field(default=False, description="not available yet")
+    graph_hops: int = Field(default=2, ge=1, le=5)
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> RetrieveRequest:
+        if self.enable_graph_search:
+            raise ValueError("graph search is not available yet")
+        if self.use_reranker and self.strategy == "2-stage":
+            raise ValueError("2-stage already reranks: use_reranker is for the other strategies")
+        return self
 
 
 class RetrievalService:
@@ -78,12 +102,14 @@ class RetrievalService:
         bm25: BM25Store,
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
+        rerankers: RerankerRegistry,
     ) -> None:
         self._metadata = metadata
         self._vectors = vectors
         self._bm25 = bm25
         self._embedders = embedders
         self._executors = executors
+        self._rerankers = rerankers
 
     def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
         kb = self._metadata.get_kb(kb_id)
@@ -96,16 +122,54 @@ class RetrievalService:
         )
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
         ctx = QueryContext(kb, request.query, embedder, self._vectors, self._bm25)
-        # Parent-child: several children may share a parent, so fetch more before de-duplicating.
-        fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
         params = SearchParams(
-            top_k=fetch,
+            top_k=self._fetch_size(kb, request, top_k),
             where=request.filters.to_filter() if request.filters else None,
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
         )
-        found = [c for c in executor.run(ctx, params) if c.score >= threshold]
+        found = self._post_process(ctx, request, executor.run(ctx, params))
+        found = [c for c in found if c.score >= threshold]
         return self._to_hits(kb, found, ctx.fusion)[:top_k]
+
+    @staticmethod
+    def _fetch_size(kb: KnowledgeBase, request: RetrieveRequest, top_k: int) -> int:
+        fetch = top_k
+        if request.use_reranker or request.use_ner_filter or request.use_brute_force:
+            fetch = max(fetch, RERANK_POOL)  # post-processing needs candidates to choose from
+        # Parent-child: several children may share a parent, so fetch more before de-duplicating.
+        return fetch * 3 if kb.chunking.strategy == "parent_child" else fetch
+
+    def _post_process(
+        self, ctx: QueryContext, request: RetrieveRequest, found: list[Candidate]
+    ) -> list[Candidate]:
+        """rerank → NER filter → flat L2, each optional (DESIGN.md's post-processing order)."""
+        if request.use_reranker or request.use_ner_filter:
+            texts = {
+                cid: c.text
+                for cid, c in self._metadata.get_chunks(c.chunk_id for c in found).items()
+            }
+            if request.use_reranker:
+                found = rerank(
+                    found,
+                    ctx.text,
+                    texts,
+                    self._rerankers,
+                    request.reranker_top_k,
+                    request.reranker_threshold,
+                )
+            if request.use_ner_filter:
+                found = ner_filter(found, extract_entities(ctx.text), texts)
+        if request.use_brute_force:
+            vectors = self._vectors.get_vectors(ctx.kb.id, [c.chunk_id for c in found])
+            found = flat_l2(
+                found,
+                ctx.vector,
+                vectors,
+                request.brute_force_top_k,
+                request.brute_force_threshold,
+            )
+        return found
 
     def _to_hits(
         self, kb: KnowledgeBase, found: list[Candidate], fusion: FusionInfo | None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
@@ -16,7 +17,10 @@ from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.fusion import FusionCalibrator
 from planrag.executors.hybrid import HybridExecutor
 from planrag.executors.keyword import KeywordExecutor
+from planrag.executors.rerank import TwoStageExecutor
+from planrag.ingest.tokenizer import load_user_dictionary
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.retrieval import RetrievalService
@@ -29,7 +33,7 @@ from planrag.stores.milvus import MilvusStore
 log = logging.getLogger(__name__)
 
 
-def build_executors(metadata: MetadataStore) -> ExecutorRegistry:
+def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> ExecutorRegistry:
     """The whitelist: one executor per allowed strategy."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
@@ -37,7 +41,13 @@ def build_executors(metadata: MetadataStore) -> ExecutorRegistry:
 
     calibrator = FusionCalibrator(metadata.sample_chunks, save)
     return ExecutorRegistry(
-        [AnnExecutor(), KeywordExecutor(), BM25Executor(), HybridExecutor(calibrator)]
+        [
+            AnnExecutor(),
+            KeywordExecutor(),
+            BM25Executor(),
+            HybridExecutor(calibrator),
+            TwoStageExecutor(rerankers),
+        ]
     )
 
 
@@ -59,6 +69,8 @@ class Runtime:
         # numpy's BLAS threads fight torch's on small machines (see DESIGN.md).
         threadpool_limits(limits=1, user_api="blas")
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        if settings.bm25.user_dict:
+            load_user_dictionary(Path(settings.bm25.user_dict))
         engine = make_engine(settings.database_url)
         migrations.upgrade(engine)
         metadata = MetadataStore(engine)
@@ -68,7 +80,8 @@ class Runtime:
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
-        executors = build_executors(metadata)
+        rerankers = RerankerRegistry(settings.rerank, settings.llm)
+        executors = build_executors(metadata, rerankers)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -88,7 +101,7 @@ class Runtime:
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
             ),
-            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors),
+            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
         )
 
     def warm_up(self) -> threading.Thread:

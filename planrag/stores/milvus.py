@@ -14,7 +14,7 @@ from pymilvus.exceptions import MilvusException
 
 from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter, render_milvus
+from planrag.stores.filters import Filter, In, render_milvus
 from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
 
 TEXT_MAX_BYTES = 65535
@@ -165,6 +165,18 @@ class MilvusStore:
                 )
             )
         return hits
+
+    def get_vectors(self, kb_id: str, chunk_ids: list[str]) -> dict[str, list[float]]:
+        if not chunk_ids:
+            return {}
+        with self._lock:
+            self._describe(kb_id)
+            rows = self._client.query(
+                collection_name(kb_id),
+                filter=render_milvus(In(field="chunk_id", values=chunk_ids)),
+                output_fields=["chunk_id", "vector"],
+            )
+        return {row["chunk_id"]: [float(x) for x in row["vector"]] for row in rows}
 
     def count(self, kb_id: str, where: Filter | None = None) -> int:
         with self._lock:

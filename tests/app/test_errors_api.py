@@ -113,11 +113,23 @@ def test_bad_metadata_is_400(client: TestClient) -> None:
     assert "date" in response.json()["error"]["message"]
 
 
-def test_strategy_without_an_executor_is_a_clear_400(client: TestClient) -> None:
+def test_unknown_strategy_is_refused(client: TestClient) -> None:
     kb = create_kb(client)
     response = client.post(
-        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "strategy": "2-stage"}
+        f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "x", "strategy": "sql"}
     )
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "unknown_strategy"
-    assert "2-stage" in response.json()["error"]["message"]
+    assert response.status_code == 422
+    assert "strategy" in response.json()["error"]["message"]
+
+
+def test_missing_reranker_model_is_a_503_naming_the_setting(client: TestClient) -> None:
+    kb = create_kb(client)
+    upload(client, kb["id"], ("a.txt", b"hello world"))
+    for body in (
+        {"query": "hello", "strategy": "2-stage"},
+        {"query": "hello", "strategy": "ann", "use_reranker": True},
+    ):
+        response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "model_unavailable"
+        assert "PLANRAG_RERANK__MODEL" in response.json()["error"]["message"]

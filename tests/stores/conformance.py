@@ -100,6 +100,12 @@ class VectorStoreConformance:
             assert store.count("kb-COSINE", Eq(field="doc_id", value=hostile)) == 0
             assert store.count("kb-COSINE", In(field="doc_id", values=[hostile])) == 0
 
+    def test_get_vectors_returns_the_stored_vectors(self, filled) -> None:
+        store, vectors = filled
+        got = store.get_vectors("kb-L2", ["doc1:1", "doc2:6", "missing"])
+        assert set(got) == {"doc1:1", "doc2:6"}
+        assert np.allclose(got["doc2:6"], vectors[6], atol=1e-6)
+
     def test_delete_by_filter(self, filled) -> None:
         store, _ = filled
         store.delete("kb-IP", Eq(field="doc_id", value="doc2"))

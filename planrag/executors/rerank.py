@@ -1,0 +1,55 @@
+"""Reranking steps: the optional reranker after any strategy, and the `2-stage` strategy."""
+
+from __future__ import annotations
+
+from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.llm.rerankers import RerankerRegistry
+
+TWO_STAGE_CANDIDATES = 25
+
+
+def rerank(
+    candidates: list[Candidate],
+    query: str,
+    texts: dict[str, str],
+    registry: RerankerRegistry,
+    top_k: int,
+    threshold: float,
+) -> list[Candidate]:
+    """Reorder by reranker score; keep `top_k` at or above `threshold`; score = reranker score."""
+    if not candidates:
+        return []
+    scores = registry.get().score(query, [texts.get(c.chunk_id, "") for c in candidates])
+    rescored = [
+        c.model_copy(update={"rerank": s, "score": s})
+        for c, s in zip(candidates, scores, strict=True)
+    ]
+    rescored.sort(key=lambda c: c.score, reverse=True)
+    return [c for c in rescored if c.score >= threshold][:top_k]
+
+
+class TwoStageExecutor:
+    """ANN top 25 → cross-encoder rerank; the reranked order is kept, the score shown is the
+    cosine similarity (spec 001 §3.3)."""
+
+    name = "2-stage"
+
+    def __init__(self, registry: RerankerRegistry) -> None:
+        self._registry = registry
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        hits = ctx.vectors.search(
+            ctx.kb.id, ctx.vector, max(TWO_STAGE_CANDIDATES, params.top_k), params.where
+        )
+        texts = {h.chunk_id: h.text for h in hits}
+        candidates = [
+            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
+            for h in hits
+        ]
+        scores = self._registry.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])
+        ordered = sorted(
+            (c.model_copy(update={"rerank": s}) for c, s in zip(candidates, scores, strict=True)),
+            key=lambda c: c.rerank or 0.0,
+            reverse=True,
+        )
+        return ordered[: params.top_k]

@@ -1,0 +1,239 @@
+"""Rerankers behind one protocol: a local cross-encoder, an HTTP rerank service, an LLM.
+
+Every backend returns one score per passage normalised to [0, 1]. A missing model or an
+unreachable service is a `ModelUnavailable` (503) naming the setting to change.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+
+from planrag.core.errors import ModelUnavailable
+from planrag.core.settings import LLMSettings, RerankSettings
+
+log = logging.getLogger(__name__)
+
+MAX_PASSAGE_CHARS = 2000
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+
+    def score(self, query: str, passages: list[str]) -> list[float]: ...
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers CrossEncoder by local path or hub name; logits → sigmoid."""
+
+    def __init__(self, model: str, batch_size: int = 32) -> None:
+        from sentence_transformers import CrossEncoder
+
+        self.name = model
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        is_path = Path(model).exists()
+        if not is_path and os.environ.get("HF_HUB_OFFLINE") == "1":
+            raise ModelUnavailable(
+                f"reranker model '{model}' is not a local path and HF_HUB_OFFLINE=1: set "
+                "PLANRAG_RERANK__MODEL to a model directory, or PLANRAG_RERANK__BACKEND=http",
+                setting="PLANRAG_RERANK__MODEL",
+            )
+        try:
+            self._model = CrossEncoder(model, device="cpu", local_files_only=is_path)
+        except Exception as exc:
+            raise ModelUnavailable(
+                f"cannot load reranker model '{model}': {exc}. Set PLANRAG_RERANK__MODEL to a "
+                "local cross-encoder directory or a reachable hub name",
+                setting="PLANRAG_RERANK__MODEL",
+            ) from exc
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        if not passages:
+            return []
+        pairs = [(query, p[:MAX_PASSAGE_CHARS]) for p in passages]
+        with self._lock:
+            logits = self._model.predict(
+                pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=None
+            )
+        return [sigmoid(float(x)) for x in logits]
+
+
+class HttpReranker:
+    """An external rerank service: `POST {url}/rerank` in the TEI or Jina/Cohere shape.
+
+    TEI: {"query", "texts"} → [{"index", "score"}]; Jina/Cohere: {"model", "query",
+    "documents", "top_n"} → {"results": [{"index", "relevance_score"}]}. Timeout and retries
+    come from the settings (30 s, 2 retries by default).
+    """
+
+    def __init__(self, settings: RerankSettings) -> None:
+        if not settings.url:
+            raise ModelUnavailable(
+                "rerank backend 'http' needs PLANRAG_RERANK__URL", setting="PLANRAG_RERANK__URL"
+            )
+        self.name = f"http:{settings.url}"
+        self._settings = settings
+        headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+        self._client = httpx.Client(
+            base_url=settings.url.rstrip("/"), timeout=settings.timeout_s, headers=headers
+        )
+
+    def _body(self, query: str, passages: list[str]) -> dict[str, Any]:
+        texts = [p[:MAX_PASSAGE_CHARS] for p in passages]
+        if self._settings.api_format == "jina":
+            return {
+                "model": self._settings.model,
+                "query": query,
+                "documents": texts,
+                "top_n": len(texts),
+            }
+        return {"query": query, "texts": texts, "raw_scores": False}
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        if not passages:
+            return []
+        payload = self._post(self._body(query, passages))
+        items = payload.get("results", payload) if isinstance(payload, dict) else payload
+        scores = [0.0] * len(passages)
+        try:
+            for item in items:
+                value = item.get("relevance_score", item.get("score"))
+                scores[int(item["index"])] = float(value)
+        except (TypeError, KeyError, ValueError, IndexError) as exc:
+            raise ModelUnavailable(
+                f"rerank service answered in an unexpected shape: {str(payload)[:200]}",
+                setting="PLANRAG_RERANK__API_FORMAT",
+            ) from exc
+        return [s if 0.0 <= s <= 1.0 else sigmoid(s) for s in scores]
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        attempts = self._settings.retries + 1
+        for attempt in range(attempts):
+            try:
+                response = self._client.post("/rerank", json=body)
+                if response.status_code < 500:
+                    response.raise_for_status()
+                    return response.json()
+                error = f"HTTP {response.status_code}"
+            except httpx.HTTPStatusError as exc:
+                raise ModelUnavailable(
+                    f"rerank service refused the request: {exc.response.status_code} "
+                    f"{exc.response.text[:200]}",
+                    setting="PLANRAG_RERANK__URL",
+                ) from exc
+            except (httpx.TransportError, ValueError) as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            log.warning("rerank attempt %d/%d failed: %s", attempt + 1, attempts, error)
+            if attempt + 1 < attempts:
+                time.sleep(0.2 * 2**attempt)
+        raise ModelUnavailable(
+            f"rerank service at {self._settings.url} unreachable after {attempts} attempts "
+            f"({error})",
+            setting="PLANRAG_RERANK__URL",
+        )
+
+
+_LLM_PROMPT = (
+    "Rate how well each passage answers the question, from 0 (irrelevant) to 10 (answers it "
+    'fully). Reply with JSON only: {{"scores": [one number per passage, in order]}}.\n\n'
+    "Question: {query}\n\n{passages}"
+)
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class LLMReranker:
+    """Asks an OpenAI-compatible chat model for a 0–10 relevance score per passage."""
+
+    def __init__(self, llm: LLMSettings, timeout_s: float) -> None:
+        from openai import OpenAI
+
+        if not llm.configured:
+            raise ModelUnavailable(
+                "rerank backend 'llm' needs PLANRAG_LLM__MODEL and PLANRAG_LLM__BASE_URL",
+                setting="PLANRAG_LLM__BASE_URL",
+            )
+        self.name = f"llm:{llm.model}"
+        self._model = llm.model
+        self._client = OpenAI(
+            base_url=llm.base_url or None,
+            api_key=llm.api_key or "not-needed",
+            timeout=timeout_s,
+            max_retries=1,
+        )
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        from openai import OpenAIError
+
+        if not passages:
+            return []
+        listing = "\n\n".join(
+            f"[{i}] {p[:MAX_PASSAGE_CHARS]}" for i, p in enumerate(passages, start=1)
+        )
+        prompt = _LLM_PROMPT.format(query=query, passages=listing)
+        try:
+            response = self._client.chat.completions.create(
+                model=self._model,
+                messages=[{"role": "user", "content": prompt}],
+                temperature=0,
+            )
+        except OpenAIError as exc:
+            raise ModelUnavailable(
+                f"LLM reranker failed: {exc}", setting="PLANRAG_LLM__BASE_URL"
+            ) from exc
+        return _parse_scores(response.choices[0].message.content or "", len(passages))
+
+
+def _parse_scores(text: str, n: int) -> list[float]:
+    match = _JSON_OBJECT.search(text)
+    try:
+        values = json.loads(match.group(0))["scores"] if match else None
+        scores = [min(10.0, max(0.0, float(v))) / 10.0 for v in values][:n]  # type: ignore[union-attr]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ModelUnavailable(
+            f"LLM reranker answered without usable scores: {text[:200]!r}",
+            setting="PLANRAG_LLM__MODEL",
+        ) from exc
+    if len(scores) != n:
+        raise ModelUnavailable(
+            f"LLM reranker scored {len(scores)} of {n} passages", setting="PLANRAG_LLM__MODEL"
+        )
+    return scores
+
+
+class RerankerRegistry:
+    """The configured reranker, created on first use (models are large, services optional)."""
+
+    def __init__(self, settings: RerankSettings, llm: LLMSettings) -> None:
+        self._settings = settings
+        self._llm = llm
+        self._reranker: Reranker | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Reranker:
+        with self._lock:
+            if self._reranker is None:
+                self._reranker = self._create()
+            return self._reranker
+
+    def _create(self) -> Reranker:
+        backend = self._settings.backend
+        if backend == "http":
+            return HttpReranker(self._settings)
+        if backend == "llm":
+            return LLMReranker(self._llm, self._settings.timeout_s)
+        return CrossEncoderReranker(self._settings.model, self._settings.batch_size)
