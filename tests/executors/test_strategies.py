@@ -179,3 +179,64 @@ def test_hybrid_reports_its_weights(world) -> None:
     parallel = search(world, "hybrid", "museum closed on Mondays", hybrid_mode="parallel")
     assert parallel[0].metadata.fusion.mode == "parallel"
     assert parallel[0].metadata.fusion.rrf_k == 60
+
+
+def test_flat_l2_rescoring(world) -> None:
+    plain = {h.chunk_id: h for h in search(world, "ann", "museum closed on Mondays")}
+    hits = search(
+        world,
+        "hybrid",
+        "museum closed on Mondays",
+        use_brute_force=True,
+        brute_force_top_k=2,
+        brute_force_threshold=2.0,
+    )
+    assert 1 <= len(hits) <= 2
+    for hit in hits:
+        distance = hit.metadata.l2_distance
+        assert distance is not None and distance <= 2.0
+        assert hit.score == pytest.approx(1 / (1 + distance))
+        cosine = plain[hit.chunk_id].score  # unit vectors: d² = 2 − 2·cos
+        assert distance == pytest.approx(np.sqrt(max(0.0, 2 - 2 * cosine)), abs=1e-4)
+    strict = search(
+        world, "ann", "museum closed on Mondays", use_brute_force=True, brute_force_threshold=0.01
+    )
+    assert strict == []
+
+
+def test_ner_filter_penalises_chunks_without_the_entity(world) -> None:
+    runtime, _, _ = world
+    kb_id, ids = build(runtime, "ner")
+    extra = [
+        ("actor.txt", "오영수 배우는 드라마에서 깐부 할아버지 역할을 맡았다."),
+        ("other.txt", "드라마에서 주인공 역할을 맡은 배우가 큰 인기를 얻었다."),
+    ]
+    docs = runtime.ingestion.upload(
+        kb_id, [UploadItem(filename=n, data=t.encode()) for n, t in extra], background=False
+    )
+    runtime.ingestion.index_many([d.id for d in docs])
+    body = {"query": "오영수 배우의 역할은?", "strategy": "bm25", "top_k": 5, "score_threshold": 0}
+    without = {
+        h.doc_id: h.score for h in runtime.retrieval.retrieve(kb_id, RetrieveRequest(**body))
+    }
+    hits = runtime.retrieval.retrieve(kb_id, RetrieveRequest(**body, use_ner_filter=True))
+    assert hits[0].doc_id == docs[0].id
+    for hit in hits[1:]:
+        if hit.doc_id in without and "오영수" not in hit.content:
+            assert hit.score == pytest.approx(without[hit.doc_id] * 0.3)
+    runtime.knowledge_bases.delete(kb_id)
+
+
+def test_optional_reranker_scores_and_cuts(world) -> None:
+    hits = search(
+        world, "bm25", "museum closed on Mondays for children", use_reranker=True, reranker_top_k=2
+    )
+    assert len(hits) <= 2
+    assert all(h.metadata.rerank_score == h.score for h in hits)
+    assert hits[0].doc_id == world[2]["museum.txt"]
+    high = search(
+        world, "ann", "museum closed on Mondays", use_reranker=True, reranker_threshold=0.99
+    )
+    assert all(h.score >= 0.99 for h in high)
+    with pytest.raises(ValueError):
+        RetrieveRequest(query="x", strategy="2-stage", use_reranker=True)
