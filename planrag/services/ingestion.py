@@ -39,7 +39,7 @@ from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
-from planrag.stores.filters import Eq
+from planrag.stores.filters import Eq, In
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore
 
@@ -303,7 +303,13 @@ class IngestionService:
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
-        self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
+        """Remove the chunks and vectors an earlier attempt wrote. Vectors are only ever written
+        for chunk rows already in the DB, so deleting by those ids (a primary-key delete, cheap)
+        reaches every vector; a delete by doc_id would scan the whole collection."""
+        chunk_ids = [c.id for c in self._metadata.list_chunks(doc.id)]
+        for start in range(0, len(chunk_ids), 1000):
+            batch = chunk_ids[start : start + 1000]
+            self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._metadata.delete_chunks(doc.id)
 
     def _fail(self, doc: Document, reason: str) -> Document:
@@ -319,7 +325,7 @@ class IngestionService:
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:
         doc = self._metadata.get_document(doc_id, kb_id)
-        self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
+        self._remove_leftovers(doc)
         self._metadata.delete_document(doc_id)
         self._bm25.mark_dirty(kb_id)
         self._files.delete(kb_id, doc_id, doc.file_type)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planrag.core.types import DocumentStatus
+from planrag.core.types import Chunk, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
@@ -39,6 +39,8 @@ def test_recover_resumes_interrupted_documents_without_leftovers(runtime: Runtim
     )
     # As a crash would leave it: `a` half written (stale chunk rows and vectors), `b` queued.
     runtime.metadata.set_status(docs[0].id, DocumentStatus.processing)
+    stale_chunk = Chunk(id=f"{docs[0].id}:999", doc_id=docs[0].id, position=999, text="stale")
+    runtime.metadata.replace_chunks(docs[0].id, [stale_chunk])
     stale = VectorRecord(
         chunk_id=f"{docs[0].id}:999",
         doc_id=docs[0].id,
