@@ -1,36 +1,45 @@
 """Leg-aware fusion for hybrid retrieval.
 
 A naive fusion of BM25 with an embedding model that cannot read the KB's language destroys the
-lexical leg (MiniLM on Korean). So each knowledge base is calibrated without labels: pseudo-
-queries are drawn from its own chunks (a window of one sentence with every third word dropped),
-and each leg's mean reciprocal rank at finding the source chunk is measured per script (hangul,
-latin). A query is fused with the weights of its own script; a leg much weaker than the other
-gets no weight at all, so hybrid is never worse than its better leg.
+lexical leg (MiniLM on Korean). So each knowledge base is calibrated without labels, per script
+(hangul, latin): sampled chunks are cut in two halves, and each leg is asked to find a chunk's
+second half from its first half among the sample's second halves (mean reciprocal rank). Unlike
+verbatim pseudo-queries, which favour the lexical leg whatever the model, matching halves needs
+what a real question needs: the same topic in different words. A query is fused with the
+weights of its own script; a leg much weaker than the other gets no weight at all, so hybrid is
+never worse than its better leg.
 """
 
 from __future__ import annotations
 
-import random
 import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import bm25s
+import numpy as np
+
 from planrag.core.types import FusionCalibration, FusionInfo, LegQuality
 from planrag.executors.context import QueryContext
+from planrag.ingest.korean import split_sentences
 from planrag.ingest.tokenizer import LexicalTokenizer
+from planrag.llm.embedders import Embedder
+from planrag.stores.bm25 import K1, B
 
 Sampler = Callable[[str, int, int], list[tuple[str, str]]]  # (kb_id, n, seed) → (chunk_id, text)
 Saver = Callable[[str, FusionCalibration], None]
 
-SAMPLES_PER_SCRIPT = 40
+SAMPLES_PER_SCRIPT = 48
+MIN_PAIRS = 8
+MIN_WORDS = 8
+MAX_CHARS = 1500
 MIN_CHUNKS = 8
 RECALIBRATE_GROWTH = 0.25
 # A leg whose MRR is below this share of the other's gets no weight.
 WEAK_LEG_RATIO = 0.6
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _LETTER = re.compile(r"[^\W\d_]")
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 
 def script_of(text: str) -> str:
@@ -40,16 +49,17 @@ def script_of(text: str) -> str:
     return "hangul" if len(_HANGUL.findall(text)) / letters >= 0.3 else "latin"
 
 
-def pseudo_query(text: str, rng: random.Random) -> str | None:
-    """A question-like probe: up to 10 words of one sentence, every third word dropped."""
-    sentences = [s.split() for s in _SENTENCE.split(text) if len(s.split()) >= 5]
-    if not sentences:
+def halves(text: str) -> tuple[str, str] | None:
+    """A chunk cut in two at a sentence boundary (or mid-way through its words)."""
+    spans = split_sentences(text)
+    if len(spans) >= 2:
+        middle = len(spans) // 2
+        return text[spans[0][0] : spans[middle - 1][1]], text[spans[middle][0] : spans[-1][1]]
+    words = text.split()
+    if len(words) < MIN_WORDS:
         return None
-    words = rng.choice(sentences)
-    start = rng.randrange(0, max(1, len(words) - 10))
-    window = words[start : start + 10]
-    kept = [w for i, w in enumerate(window) if i % 3 != 2]
-    return " ".join(kept) if len(kept) >= 3 else None
+    middle = len(words) // 2
+    return " ".join(words[:middle]), " ".join(words[middle:])
 
 
 def weights_for(quality: LegQuality | None) -> tuple[float, str]:
@@ -106,26 +116,38 @@ class FusionCalibrator:
             return calibration
 
     def _measure(self, ctx: QueryContext, size: int) -> FusionCalibration:
-        rng = random.Random(size)
-        probes: dict[str, list[tuple[str, str]]] = {}
-        for chunk_id, text in self._sample(ctx.kb.id, SAMPLES_PER_SCRIPT * 4, size):
-            query = pseudo_query(text, rng)
-            bucket = probes.setdefault(script_of(text), [])
-            if query and len(bucket) < SAMPLES_PER_SCRIPT:
-                bucket.append((chunk_id, query))
-        scripts = {script: self._quality(ctx, items) for script, items in probes.items() if items}
+        pairs: dict[str, list[tuple[str, str]]] = {}
+        for _chunk_id, text in self._sample(ctx.kb.id, SAMPLES_PER_SCRIPT * 4, size):
+            split = halves(text[:MAX_CHARS])
+            bucket = pairs.setdefault(script_of(text), [])
+            if split and len(bucket) < SAMPLES_PER_SCRIPT:
+                bucket.append(split)
+        tokenizer = LexicalTokenizer(ctx.kb.user_words)
+        scripts = {
+            script: _quality(ctx.embedder, tokenizer, items)
+            for script, items in pairs.items()
+            if len(items) >= MIN_PAIRS
+        }
         return FusionCalibration(scripts=scripts, chunk_count=size, calibrated_at=datetime.now(UTC))
 
-    @staticmethod
-    def _quality(ctx: QueryContext, items: list[tuple[str, str]]) -> LegQuality:
-        queries = [q for _, q in items]
-        vectors = ctx.embedder.embed(queries)
-        token_lists = LexicalTokenizer(ctx.kb.user_words).tokenize_many(queries)
-        dense_rr = lexical_rr = 0.0
-        for (chunk_id, _), vector, tokens in zip(items, vectors, token_lists, strict=True):
-            dense = [h.chunk_id for h in ctx.vectors.search(ctx.kb.id, vector, 10)]
-            lexical = [h.chunk_id for h in ctx.bm25.search(ctx.kb.id, tokens, 10)]
-            dense_rr += 1 / (dense.index(chunk_id) + 1) if chunk_id in dense else 0.0
-            lexical_rr += 1 / (lexical.index(chunk_id) + 1) if chunk_id in lexical else 0.0
-        n = len(items)
-        return LegQuality(dense_mrr=dense_rr / n, lexical_mrr=lexical_rr / n, queries=n)
+
+def _reciprocal_rank(scores: np.ndarray, target: int) -> float:
+    return 1.0 / (1 + int(np.sum(scores > scores[target])))
+
+
+def _quality(
+    embedder: Embedder, tokenizer: LexicalTokenizer, pairs: list[tuple[str, str]]
+) -> LegQuality:
+    """MRR of each leg at finding a chunk's second half from its first half."""
+    firsts, seconds = [a for a, _ in pairs], [b for _, b in pairs]
+    similarity = np.asarray(embedder.embed(firsts)) @ np.asarray(embedder.embed(seconds)).T
+    dense = [_reciprocal_rank(similarity[i], i) for i in range(len(pairs))]
+    index = bm25s.BM25(method="lucene", k1=K1, b=B)
+    index.index(tokenizer.tokenize_many(seconds), show_progress=False)
+    lexical = []
+    for i, tokens in enumerate(tokenizer.tokenize_many(firsts)):
+        known = [t for t in tokens if t in index.vocab_dict]
+        lexical.append(_reciprocal_rank(index.get_scores(known), i) if known else 0.0)
+    return LegQuality(
+        dense_mrr=float(np.mean(dense)), lexical_mrr=float(np.mean(lexical)), queries=len(pairs)
+    )

@@ -25,9 +25,10 @@ from planrag.ingest.korean import get_kiwi
 # words. Verb and adjective stems were measured and left out: on both Korean evaluation sets
 # they lowered nDCG@10 (0.690 → 0.664 and 0.973 → 0.971; docs/benchmarks.md).
 _NOUN_TAGS = frozenset({"NNG", "NNP", "NR", "XR", "SH", "SN"})
-_WEB_TAGS = frozenset({"W_URL", "W_EMAIL", "W_HASHTAG", "W_SERIAL"})
 _SPACE = re.compile(r"\s+")
-_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
+_LATIN_SURFACE = re.compile(r"[A-Za-z][A-Za-z0-9]+|[0-9]+")
+_NEEDS_KIWI = re.compile(r"[\uac00-\ud7a3\u3131-\u318e\u4e00-\u9fff]")
 # A short, conventional English stop list (bm25s/Lucene style); Korean function words are
 # already removed by part of speech.
 ENGLISH_STOPWORDS = frozenset(
@@ -171,7 +172,12 @@ def _user_word_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
 
 
 class LexicalTokenizer:
-    """Text → lexical tokens. One instance per set of user words (cheap: Kiwi is shared)."""
+    """Text → lexical tokens. One instance per set of user words (cheap: Kiwi is shared).
+
+    Latin words and numbers come from a plain regex (Kiwi splits long Latin runs oddly, e.g.
+    "docume nts"), lower-cased, stop-filtered and stemmed; Korean content morphemes come from
+    Kiwi, which only sees texts that contain Hangul or Hanja.
+    """
 
     def __init__(self, user_words: Sequence[str] = ()) -> None:
         self.user_words = tuple(user_words)
@@ -182,52 +188,62 @@ class LexicalTokenizer:
 
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
         items = list(texts)
-        if not items:
+        korean = [i for i, text in enumerate(items) if _NEEDS_KIWI.search(text)]
+        morphemes = dict(zip(korean, self._analyse([items[i] for i in korean]), strict=True))
+        return [
+            _latin_tokens(text) + self._user_latin(text) + morphemes.get(i, [])
+            for i, text in enumerate(items)
+        ]
+
+    def _analyse(self, texts: list[str]) -> list[list[str]]:
+        if not texts:
             return []
         kiwi = get_kiwi()
         if self._pattern is None:
-            analysed = kiwi.tokenize(items)
+            analysed = kiwi.tokenize(texts)
         else:
-            analysed = [kiwi.tokenize(t, pretokenized=self._spans(t)) for t in items]
+            analysed = [kiwi.tokenize(t, pretokenized=self._spans(t)) for t in texts]
         return [self._keep(tokens) for tokens in analysed]
+
+    def _user_latin(self, text: str) -> list[str]:
+        """Latin user words of several words ("New York") also count as one token."""
+        if self._pattern is None:
+            return []
+        found = (m.group(0) for m in self._pattern.finditer(text) if m.group(0).isascii())
+        return [_joined_latin(word) for word in found if len(word.split()) > 1]
 
     def surface_terms(self, text: str) -> list[str]:
         """Content words as written in `text` (nouns, numbers, Latin words), for substring match."""
-        kiwi = get_kiwi()
-        spans = self._spans(text) if self._pattern is not None else None
-        terms: list[str] = []
-        for token in kiwi.tokenize(text, pretokenized=spans):
-            surface = text[token.start : token.start + token.len]
-            if token.tag in _NOUN_TAGS or token.tag == "SL":
-                if token.tag == "SL" and (surface.lower() in ENGLISH_STOPWORDS or len(surface) < 2):
-                    continue
-                terms.append(surface)
-        return list(dict.fromkeys(terms))
+        terms = [w for w in _LATIN_SURFACE.findall(text) if w.lower() not in ENGLISH_STOPWORDS]
+        if _NEEDS_KIWI.search(text):
+            spans = self._spans(text) if self._pattern is not None else None
+            for token in get_kiwi().tokenize(text, pretokenized=spans):
+                if token.tag in _NOUN_TAGS and token.tag != "SN":
+                    terms.append(text[token.start : token.start + token.len])
+        return list(dict.fromkeys(t for t in terms if len(t) >= 2 or not t.isascii()))
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         assert self._pattern is not None
         return [(m.start(), m.end(), "NNP") for m in self._pattern.finditer(text)]
 
-    def _keep(self, tokens: Iterable[object]) -> list[str]:
+    @staticmethod
+    def _keep(tokens: Iterable[object]) -> list[str]:
         kept: list[str] = []
-        stem = _stemmer().stemWord
         for token in tokens:
             form, tag = token.form, token.tag  # type: ignore[attr-defined]
-            if tag == "SL" or (tag in _WEB_TAGS):
-                kept.extend(stem(w) for w in _latin_words(form))
-            elif tag in _NOUN_TAGS:
-                kept.append(_lower_latin(form, stem))
-        # Tokens never contain whitespace (they are stored space-joined).
-        return [_SPACE.sub("_", t) for t in kept if t]
+            if tag in _NOUN_TAGS and tag != "SN" and not form.isascii():
+                kept.append(_SPACE.sub("_", form))  # tokens never contain whitespace
+        return kept
 
 
-def _latin_words(form: str) -> list[str]:
-    return [w for w in _LATIN_WORD.findall(form.lower()) if w not in ENGLISH_STOPWORDS]
+def _latin_tokens(text: str) -> list[str]:
+    stem = _stemmer().stemWord
+    return [
+        stem(w)
+        for w in _LATIN_WORD.findall(text.lower())
+        if w not in ENGLISH_STOPWORDS and (len(w) > 1 or w.isdigit())
+    ]
 
 
-def _lower_latin(form: str, stem) -> str:  # type: ignore[no-untyped-def]
-    """User-dictionary entries may be Latin ("ChatGPT"): compare them case-insensitively."""
-    if form.isascii():
-        words = _latin_words(form)
-        return "_".join(stem(w) for w in words)
-    return form
+def _joined_latin(word: str) -> str:
+    return "_".join(_latin_tokens(word)) or word.lower()

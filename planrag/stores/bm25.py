@@ -93,7 +93,8 @@ class LexicalIndex:
         """Raw scores of every chunk and the query's normalisation scale, or None."""
         if self._retriever is None:
             return None
-        query = list(dict.fromkeys(t for t in tokens if t in self._idf))
+        # Repeated query words weigh more (long questions repeat their key terms).
+        query = [t for t in tokens if t in self._idf]
         bound = sum(self._idf[t] for t in query) / (1 + K1)
         if not query or bound <= 0:
             return None

@@ -1,0 +1,82 @@
+"""Leg-aware fusion: half-split calibration with the real model and Kiwi, and the weights."""
+
+from __future__ import annotations
+
+import pytest
+
+from planrag.core.types import LegQuality
+from planrag.executors.fusion import _quality, halves, script_of, weights_for
+from planrag.ingest.tokenizer import LexicalTokenizer
+
+KOREAN = [
+    ("서울시는 공공자전거 따릉이 요금을 인상한다.", "따릉이 정기권 가격도 함께 오른다."),
+    ("국립중앙박물관은 매주 월요일 휴관한다.", "박물관 특별전시는 별도 입장권이 필요하다."),
+    ("반도체 수출이 석 달 연속 증가했다.", "메모리 반도체 가격 회복이 수출을 이끌었다."),
+    ("기상청은 내일 전국에 비가 온다고 예보했다.", "남부 지방에는 강한 비와 바람이 예상된다."),
+    ("코로나19 백신 접종 예약이 시작되었다.", "접종 대상은 65세 이상 고령층이다."),
+    ("한국은행이 기준금리를 동결했다.", "금리 동결은 물가 상승 둔화를 반영한다."),
+    ("프로야구 개막전이 잠실에서 열렸다.", "야구 팬들은 개막전 입장권을 구하려 줄을 섰다."),
+    ("전기차 충전소가 고속도로 휴게소에 늘어난다.", "충전 요금은 지역마다 다르다."),
+    ("도서관 야간 개관 시간이 연장되었다.", "도서관 열람실은 밤 열한 시까지 운영한다."),
+    ("김장철을 맞아 배추 가격이 올랐다.", "배추 산지 작황이 부진해 가격 부담이 커졌다."),
+    ("지하철 9호선 연장 구간이 개통했다.", "연장 구간 개통으로 출퇴근 시간이 줄었다."),
+    ("제주 감귤 수확이 한창이다.", "올해 감귤은 당도가 높아 인기가 많다."),
+]
+ENGLISH = [
+    ("The city museum is closed on Mondays.", "Visitors can see the exhibits from Tuesday on."),
+    ("Quarterly revenue grew twelve percent.", "Cloud sales drove most of the growth."),
+    ("A volcano erupted near the coast.", "Ash from the eruption grounded many flights."),
+    ("The football club signed a new striker.", "He scored twice in his first match."),
+    ("Heavy rain flooded several streets.", "Residents used sandbags to protect their homes."),
+    ("The library extended its opening hours.", "Students can now study there until midnight."),
+    ("A new vaccine trial has started.", "Volunteers will receive two injections a month apart."),
+    ("Electric cars are getting cheaper.", "Battery prices fell sharply over the last decade."),
+    ("The orchestra performed a symphony.", "The audience applauded the violin soloist."),
+    ("Wheat harvests were poor this year.", "Bread prices are expected to rise."),
+    ("The airline launched a direct route.", "Flights to the island will run three times a week."),
+    ("A chess prodigy won the tournament.", "She defeated a grandmaster in the final round."),
+]
+
+
+def test_halves_cut_at_sentence_boundaries() -> None:
+    assert halves("첫 문장입니다. 둘째 문장입니다. 셋째 문장입니다.") == (
+        "첫 문장입니다.",
+        "둘째 문장입니다. 셋째 문장입니다.",
+    )
+    assert halves("one two three four five six seven eight") == (
+        "one two three four",
+        "five six seven eight",
+    )
+    assert halves("too short") is None
+
+
+def test_script_of() -> None:
+    assert script_of("메타버스는 무엇인가?") == "hangul"
+    assert script_of("What is the metaverse?") == "latin"
+    assert script_of("COVID-19 백신 접종 예약") == "hangul"
+    assert script_of("1234") == "latin"
+
+
+def test_weights() -> None:
+    assert weights_for(None)[0] == 0.5
+    assert weights_for(LegQuality(dense_mrr=0.16, lexical_mrr=0.49, queries=48))[0] == 0.0
+    assert weights_for(LegQuality(dense_mrr=0.9, lexical_mrr=0.2, queries=48))[0] == 1.0
+    balanced = weights_for(LegQuality(dense_mrr=0.67, lexical_mrr=0.61, queries=48))[0]
+    assert 0.5 < balanced < 0.9
+
+
+def test_calibration_sees_that_minilm_cannot_read_korean(embedders) -> None:
+    embedder, tokenizer = embedders.get(), LexicalTokenizer()
+    korean = _quality(embedder, tokenizer, KOREAN)
+    english = _quality(embedder, tokenizer, ENGLISH)
+    assert korean.lexical_mrr > korean.dense_mrr
+    assert weights_for(korean)[0] == 0.0  # hybrid falls back to BM25 for Korean queries
+    assert english.dense_mrr > 0.8
+    assert weights_for(english)[0] > 0.3  # both legs carry weight in English
+    assert korean.queries == english.queries == 12
+
+
+@pytest.mark.parametrize("pairs", [KOREAN, ENGLISH])
+def test_calibration_is_deterministic(embedders, pairs) -> None:
+    tokenizer = LexicalTokenizer()
+    assert _quality(embedders.get(), tokenizer, pairs) == _quality(embedders.get(), tokenizer, pairs)
