@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from functools import cached_property
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from planrag.core.types import FusionInfo, KnowledgeBase
 from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
-from planrag.stores.filters import Filter, In
+from planrag.stores.filters import Filter
 from planrag.stores.vector import VectorStore
 
 
@@ -59,10 +60,13 @@ class QueryContext:
     def tokens(self) -> list[str]:
         return LexicalTokenizer(self.kb.user_words).tokenize(self.text)
 
-    def dense_scores(self, chunk_ids: list[str], where: Filter | None = None) -> dict[str, float]:
-        """Cosine similarity of the query to the given chunks (an exact, filtered search)."""
+    def dense_scores(self, chunk_ids: list[str]) -> dict[str, float]:
+        """Exact cosine similarity of the query to the given chunks (their stored vectors)."""
         if not chunk_ids:
             return {}
-        restrict: Filter = In(field="chunk_id", values=chunk_ids)
-        hits = self.vectors.search(self.kb.id, self.vector, len(chunk_ids), restrict)
-        return {h.chunk_id: h.score for h in hits}
+        stored = self.vectors.get_vectors(self.kb.id, chunk_ids)
+        if not stored:
+            return {}
+        ids = list(stored)
+        cosines = np.asarray([stored[c] for c in ids]) @ np.asarray(self.vector)
+        return {c: float(min(1.0, max(0.0, x))) for c, x in zip(ids, cosines, strict=True)}

@@ -79,4 +79,6 @@ def test_calibration_sees_that_minilm_cannot_read_korean(embedders) -> None:
 @pytest.mark.parametrize("pairs", [KOREAN, ENGLISH])
 def test_calibration_is_deterministic(embedders, pairs) -> None:
     tokenizer = LexicalTokenizer()
-    assert _quality(embedders.get(), tokenizer, pairs) == _quality(embedders.get(), tokenizer, pairs)
+    assert _quality(embedders.get(), tokenizer, pairs) == _quality(
+        embedders.get(), tokenizer, pairs
+    )

@@ -241,3 +241,22 @@ def test_optional_reranker_scores_and_cuts(world) -> None:
     assert all(h.score >= 0.99 for h in high)
     with pytest.raises(ValueError):
         RetrieveRequest(query="x", strategy="2-stage", use_reranker=True)
+
+
+def test_global_user_dictionary_file(tmp_path: Path, embedders) -> None:
+    from planrag.core.settings import BM25Settings
+
+    assert LexicalTokenizer().tokenize("뽀롱뽀롱섬나라 여행") != ["뽀롱뽀롱섬나라", "여행"]
+    dictionary = tmp_path / "user_dic.txt"
+    dictionary.write_text("뽀롱뽀롱섬나라\tNNP\n", encoding="utf-8")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path / "data", bm25=BM25Settings(user_dict=str(dictionary))
+    )
+    runtime = Runtime.open(settings, embedders)
+    try:
+        assert LexicalTokenizer().tokenize("뽀롱뽀롱섬나라 여행") == ["뽀롱뽀롱섬나라", "여행"]
+    finally:
+        runtime.close()
+    missing = settings.model_copy(update={"bm25": BM25Settings(user_dict=str(tmp_path / "nope"))})
+    with pytest.raises(Exception, match="PLANRAG_BM25__USER_DICT"):
+        Runtime.open(missing, embedders)
