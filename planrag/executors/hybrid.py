@@ -12,8 +12,11 @@ The weights and why they were chosen are reported (`FusionInfo`).
 
 from __future__ import annotations
 
+from planrag.core.types import FusionInfo
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.fusion import FusionCalibrator
+from planrag.stores.bm25 import LexicalHit
+from planrag.stores.vector import VectorHit
 
 POOL_FACTOR = 4
 MIN_POOL = 40
@@ -28,56 +31,66 @@ class HybridExecutor:
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         rrf_k = params.rrf_k if params.hybrid_mode == "parallel" else None
         fusion = self._calibrator.fusion(ctx, params.hybrid_mode, rrf_k)
-        ctx.fusion = fusion
         pool = max(MIN_POOL, params.top_k * POOL_FACTOR)
-        w_dense, w_lex = fusion.dense_weight, fusion.lexical_weight
-
         lexical = ctx.bm25.search(ctx.kb.id, ctx.tokens, pool, params.where)
+        if not lexical:  # nothing matches a query word: only the dense leg can answer
+            fusion = fusion.model_copy(
+                update={"dense_weight": 1.0, "lexical_weight": 0.0, "reason": "no lexical match"}
+            )
+        ctx.fusion = fusion
         dense = (
             ctx.vectors.search(ctx.kb.id, ctx.vector, pool, params.where)
-            if w_dense > 0 or not lexical
+            if fusion.dense_weight > 0
             else []
         )
-        lex_scores = {h.chunk_id: h.score for h in lexical}
-        dense_scores = {h.chunk_id: h.score for h in dense}
-        docs = {h.chunk_id: h.doc_id for h in lexical}
-        docs.update({h.chunk_id: h.doc_id for h in dense})
-        missing_dense = [c for c in docs if c not in dense_scores]
-        dense_scores.update(ctx.dense_scores(missing_dense) if w_dense > 0 else {})
-        missing_lex = [c for c in docs if c not in lex_scores]
-        if missing_lex:
-            lex_scores.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing_lex))
-
-        def fused(chunk_id: str) -> float:
-            return w_lex * lex_scores.get(chunk_id, 0.0) + w_dense * dense_scores.get(chunk_id, 0.0)
-
+        legs = _Legs(ctx, lexical, dense, fusion.dense_weight > 0)
         if params.hybrid_mode == "parallel":
-            order = self._rrf(
-                [h.chunk_id for h in lexical],
-                [h.chunk_id for h in dense],
-                w_lex,
-                w_dense,
-                params.rrf_k,
-            )
+            order = _rrf(legs, fusion, params.rrf_k)
         else:
-            order = sorted(docs, key=fused, reverse=True)
-        return [
-            Candidate(
-                chunk_id=c,
-                doc_id=docs[c],
-                score=min(1.0, max(0.0, fused(c))),
-                dense=dense_scores.get(c),
-                lexical=lex_scores.get(c),
-            )
-            for c in order[: params.top_k]
-        ]
+            order = sorted(legs.docs, key=lambda c: legs.fused(c, fusion), reverse=True)
+        return [legs.candidate(c, fusion) for c in order[: params.top_k]]
 
-    @staticmethod
-    def _rrf(
-        lexical: list[str], dense: list[str], w_lex: float, w_dense: float, k: int
-    ) -> list[str]:
-        fused: dict[str, float] = {}
-        for weight, ranking in ((w_lex, lexical), (w_dense, dense)):
-            for rank, chunk_id in enumerate(ranking, start=1):
-                fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
-        return sorted(fused, key=lambda c: fused[c], reverse=True)
+
+class _Legs:
+    """Both legs' results, each candidate completed with the other leg's score."""
+
+    def __init__(
+        self, ctx: QueryContext, lexical: list[LexicalHit], dense: list[VectorHit], use_dense: bool
+    ) -> None:
+        self.lexical_order = [h.chunk_id for h in lexical]
+        self.dense_order = [h.chunk_id for h in dense]
+        self.docs = {h.chunk_id: h.doc_id for h in lexical}
+        self.docs.update({h.chunk_id: h.doc_id for h in dense})
+        self.lexical = {h.chunk_id: h.score for h in lexical}
+        self.dense = {h.chunk_id: h.score for h in dense}
+        if use_dense:
+            self.dense.update(ctx.dense_scores([c for c in self.docs if c not in self.dense]))
+        missing = [c for c in self.docs if c not in self.lexical]
+        if missing:
+            self.lexical.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing))
+
+    def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
+        score = fusion.lexical_weight * self.lexical.get(chunk_id, 0.0)
+        score += fusion.dense_weight * self.dense.get(chunk_id, 0.0)
+        return min(1.0, max(0.0, score))
+
+    def candidate(self, chunk_id: str, fusion: FusionInfo) -> Candidate:
+        return Candidate(
+            chunk_id=chunk_id,
+            doc_id=self.docs[chunk_id],
+            score=self.fused(chunk_id, fusion),
+            dense=self.dense.get(chunk_id),
+            lexical=self.lexical.get(chunk_id),
+        )
+
+
+def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> list[str]:
+    """Weighted Reciprocal Rank Fusion: Σ weight / (k + rank) over the legs."""
+    fused: dict[str, float] = {}
+    for weight, ranking in (
+        (fusion.lexical_weight, legs.lexical_order),
+        (fusion.dense_weight, legs.dense_order),
+    ):
+        for rank, chunk_id in enumerate(ranking, start=1):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
+    return sorted(fused, key=lambda c: fused[c], reverse=True)
