@@ -1,6 +1,6 @@
 """Every retrieval strategy on every evaluation set, each set ingested once.
 
-    python -m bench.strategies [--sets publichealthqa_ko cisi …] [--out bench/results/strategies.json]
+    python -m bench.strategies [--sets publichealthqa_ko cisi …] [--out FILE.json]
 
 Prints a markdown table (nDCG@10, Recall@5, MRR@10, p50/p95 ms) for docs/benchmarks.md.
 """
@@ -16,11 +16,10 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from planrag.core.settings import Settings  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession  # noqa: E402
 from planrag.services.runtime import Runtime  # noqa: E402
-
-from bench.datasets import RESULTS, all_datasets  # noqa: E402
 
 RUNS: list[tuple[str, str, dict[str, object]]] = [
     ("ann", "ann", {}),
