@@ -4,8 +4,9 @@
 
 The KB is filled through the product's stores (bench.fill's approach: real embeddings of
 `--pool` real passages and sentences, perturbed copies of them beyond that) with the chunks'
-real lexical tokens, so BM25 and hybrid search a realistic index. Reports p50/p95 of `ann`, `bm25`, `hybrid` (sequential and
-parallel) and hybrid's p50 as a ratio of its slower leg (target ≤ 1.3×; BM25 target < 5 ms).
+real lexical tokens, so BM25 and hybrid search a realistic index. Reports p50/p95 of `ann`,
+`bm25`, `hybrid` (sequential and parallel) and hybrid's p50 as a ratio of its slower leg
+(target ≤ 1.3×; BM25 target < 5 ms).
 """
 
 from __future__ import annotations
