@@ -6,17 +6,16 @@ Each chat completion pops the next scripted reply: text, an HTTP error status, o
 
 from __future__ import annotations
 
+import asyncio
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
+
+from tests.servers import serve
 
 
 @dataclass
@@ -48,7 +47,7 @@ def build_app(script: Script, model: str) -> FastAPI:
         script.requests.append(body)
         reply = script.next()
         if reply.delay_s:
-            time.sleep(reply.delay_s)
+            await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
             return JSONResponse({"error": {"message": reply.content}}, status_code=reply.status)
         if body.get("stream"):
@@ -95,21 +94,5 @@ def _chunks(content: str, model: str) -> Iterator[str]:
 @contextmanager
 def serve_llm(script: Script, model: str = "test-model") -> Iterator[str]:
     """Yields the base URL (…/v1) of a running scripted server."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(build_app(script, model), host="127.0.0.1", port=port, log_level="error")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("fake LLM server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve(build_app(script, model)) as url:
+        yield f"{url}/v1"

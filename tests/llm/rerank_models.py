@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+
+from tests.servers import serve
 
 SHARED_MODELS = Path(
     os.environ.get(
@@ -64,19 +62,5 @@ def serve_rerank(reranker, fail_first: int = 0) -> Iterator[tuple[str, list[dict
             return {"results": [{"index": i, "relevance_score": s} for i, s in ranked]}
         return [{"index": i, "score": s} for i, s in ranked]
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("rerank server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", seen
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve(app) as url:
+        yield url, seen
