@@ -116,6 +116,8 @@ class RetrievalService:
         if not request.query.strip():
             raise InvalidInput("query is blank")
         executor = self._executors.get(request.strategy)
+        if request.use_reranker:
+            self._rerankers.get()  # a missing reranker is a 503 whether or not anything matches
         top_k = request.top_k or kb.top_k
         threshold = (
             kb.score_threshold if request.score_threshold is None else request.score_threshold

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from planrag.app.main import create_app
 from planrag.core.settings import Settings
 from tests.app.test_knowledge_bases_api import create_kb, upload
+from tests.conftest import wait_for_documents
 
 MISSING = "00000000-0000-0000-0000-000000000000"
 
@@ -125,6 +126,7 @@ def test_unknown_strategy_is_refused(client: TestClient) -> None:
 def test_missing_reranker_model_is_a_503_naming_the_setting(client: TestClient) -> None:
     kb = create_kb(client)
     upload(client, kb["id"], ("a.txt", b"hello world"))
+    wait_for_documents(client, kb["id"])
     for body in (
         {"query": "hello", "strategy": "2-stage"},
         {"query": "hello", "strategy": "ann", "use_reranker": True},
