@@ -40,6 +40,8 @@ format: setup
 bench: setup
 	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.ingest
 	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.ann
+	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.latency
+	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.strategies
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
