@@ -29,6 +29,7 @@ from typing import Any
 
 import planrag.services.ingestion as ingestion_module
 from bench import corpus
+from bench.ann_measure import release_milvus_lite
 from bench.report import RESULTS_DIR, load_average, log, machine, markdown_table, write_json
 from bench.stages import StageTimes, Target, instrumented
 from planrag.core.settings import Settings
@@ -300,6 +301,7 @@ def main() -> None:
                 results.append(bench_language(runtime, embedder, lang, docs, args))
         finally:
             runtime.close()
+            release_milvus_lite(settings.milvus_uri)  # else it flushes into the deleted dir at exit
     payload = {
         "bench": "ingest",
         "command": f"python -m bench.ingest --docs {args.docs} --doc-chars {args.doc_chars} "
