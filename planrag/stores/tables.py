@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    false,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -34,6 +46,9 @@ class KnowledgeBaseRow(Base):
         JSON, default=list, server_default=text("'[]'"), nullable=False
     )
     calibration: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    vector_store: Mapped[str] = mapped_column(
+        String(20), default="milvus", server_default=text("'milvus'"), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -87,3 +102,48 @@ class ChunkRow(Base):
     end: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # Lexical tokens (space-joined) for rebuilding the BM25 index without re-analysing text.
     tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class TraceRow(Base):
+    """One ask: the question, the plan envelope, stage counts and timings, hits and answer."""
+
+    __tablename__ = "traces"
+    __table_args__ = (Index("ix_traces_created_at", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    principal: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    knowledge_bases: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    source: Mapped[str] = mapped_column(String(20), nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+
+
+class ApiKeyRow(Base):
+    """An API key, stored as a hash; `knowledge_bases` (names) limits it, null = every KB."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    key_hash: Mapped[str] = mapped_column(String(128), nullable=False, unique=True)
+    knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class UserRow(Base):
+    """An OAuth2 password-flow user; `knowledge_bases` (names) limits them, null = every KB."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    username: Mapped[str] = mapped_column(String(200), nullable=False, unique=True)
+    password_hash: Mapped[str] = mapped_column(String(256), nullable=False)
+    knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    disabled: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
