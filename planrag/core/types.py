@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = Literal["none", "ontology", "neo4j"]
+VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
 FileType = Literal["txt", "md", "pdf"]
 
@@ -81,6 +82,7 @@ class KnowledgeBase(BaseModel):
         default_factory=list, description="proper nouns and compounds kept whole by BM25"
     )
     calibration: FusionCalibration | None = None
+    vector_store: VectorStoreName = "milvus"
     created_at: datetime
     updated_at: datetime
 
@@ -175,7 +177,12 @@ class HitMetadata(BaseModel):
     matched_text: str | None = Field(
         default=None, description="The child chunk that matched when the parent is returned"
     )
-    dense_score: float | None = Field(default=None, description="cosine similarity")
+    dense_score: float | None = Field(
+        default=None, description="cosine similarity (title-weighted when weights.title > 0)"
+    )
+    title_score: float | None = Field(
+        default=None, description="cosine similarity of the query to the document's title"
+    )
     lexical_score: float | None = Field(default=None, description="normalised BM25")
     rerank_score: float | None = Field(default=None, description="normalised reranker score")
     l2_distance: float | None = Field(default=None, description="exact L2 distance (flat L2)")

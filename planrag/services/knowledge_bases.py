@@ -16,6 +16,7 @@ from planrag.core.types import (
     KnowledgeBase,
     KnowledgeBaseStats,
     Metric,
+    VectorStoreName,
 )
 from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry
@@ -40,6 +41,10 @@ class KnowledgeBaseCreate(BaseModel):
         default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
     )
     graph_backend: GraphBackend = "none"
+    vector_store: VectorStoreName = Field(
+        default="milvus",
+        description="where the KB's vectors live: Milvus, or PostgreSQL with pgvector; fixed",
+    )
     user_words: list[str] = Field(
         default_factory=list,
         max_length=10000,
@@ -48,7 +53,8 @@ class KnowledgeBaseCreate(BaseModel):
 
 
 class KnowledgeBaseUpdate(BaseModel):
-    """Changes to a knowledge base. Metric, model and graph backend are fixed at creation."""
+    """Changes to a knowledge base. Metric, model, graph backend and vector store are fixed at
+    creation."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -74,6 +74,7 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         graph_backend=row.graph_backend,  # type: ignore[arg-type]
         user_words=list(row.user_words or []),
         calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
+        vector_store=row.vector_store,  # type: ignore[arg-type]
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
     )
