@@ -1,0 +1,176 @@
+"""The SearchPlan (version 1) and the envelope that travels with it.
+
+The JSON Schema sent to the LLM as a strict structured-output format is generated from these
+models (`llm_json_schema`), exported to `search_plan.schema.json` beside this module (a test keeps
+it current), and checked with `jsonschema` before pydantic sees the LLM's output.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Mode = Literal["rag", "direct", "document"]
+Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
+STRATEGIES: tuple[Strategy, ...] = ("ann", "keyword", "bm25", "hybrid", "2-stage")
+Sort = Literal["relevance", "newest", "oldest"]
+Source = Literal["llm", "heuristic", "fallback"]
+ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+SCHEMA_FILE = Path(__file__).resolve().parent / "search_plan.schema.json"
+
+MAX_TOP_K = 50
+MAX_LIMIT = 20
+MAX_HOPS = 5
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TimeFilter(_Strict):
+    """An inclusive date range in Asia/Seoul; either end may be open."""
+
+    from_: str | None = Field(default=None, alias="from", pattern=ISO_DATE)
+    to: str | None = Field(default=None, pattern=ISO_DATE)
+    expression: str | None = Field(
+        default=None,
+        max_length=200,
+        description="the time words as the user wrote them, e.g. '지난주', 'since October 15'",
+    )
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeFilter:
+        if self.from_ and self.to and self.from_ > self.to:
+            raise ValueError("time.from must not be after time.to")
+        return self
+
+
+class Filters(_Strict):
+    time: TimeFilter | None = None
+    authors: list[str] = Field(default_factory=list, max_length=20)
+    domains: list[str] = Field(default_factory=list, max_length=20)
+    doc_ids: list[str] = Field(default_factory=list, max_length=100)
+    title_contains: str | None = Field(default=None, max_length=200)
+    tags: list[str] = Field(default_factory=list, max_length=20)
+
+    def is_empty(self) -> bool:
+        return not (
+            self.time
+            or self.authors
+            or self.domains
+            or self.doc_ids
+            or self.title_contains
+            or self.tags
+        )
+
+
+class Weights(_Strict):
+    """How much the chunk text and the document title count in dense scores; sum to 1."""
+
+    chunk: float = Field(default=1.0, ge=0.0, le=1.0)
+    title: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> Weights:
+        if abs(self.chunk + self.title - 1.0) > 1e-6:
+            raise ValueError("weights.chunk + weights.title must be 1")
+        return self
+
+
+class RerankPlan(_Strict):
+    enabled: bool = False
+    top_k: int = Field(default=5, ge=1, le=MAX_LIMIT)
+    threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+class GraphPlan(_Strict):
+    enabled: bool = False
+    hops: int = Field(default=2, ge=1, le=MAX_HOPS)
+
+
+class SearchPlan(_Strict):
+    """What to search, where and how; produced by a planner, validated, then executed."""
+
+    version: Literal[1] = 1
+    mode: Mode = "rag"
+    strategy: Strategy = "hybrid"
+    knowledge_bases: list[str] = Field(default_factory=list, max_length=20)
+    query: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="the search text (the question without time/sort/count words); "
+        "null means the question itself",
+    )
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
+    threshold: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="null means each knowledge base's own"
+    )
+    weights: Weights = Weights()
+    hybrid_mode: Literal["sequential", "parallel"] = "sequential"
+    rerank: RerankPlan = RerankPlan()
+    graph: GraphPlan = GraphPlan()
+    filters: Filters = Filters()
+    sort: Sort = "relevance"
+    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
+    rationale: str = Field(default="", max_length=1000)
+
+
+class Relaxation(BaseModel):
+    """Filters dropped because they matched no document (never a silent empty answer)."""
+
+    dropped: Filters
+    reason: str
+
+
+class PlanEnvelope(BaseModel):
+    """The plan and how it came to be: dry-run response, SSE `search_plan` data, stored trace."""
+
+    plan: SearchPlan
+    source: Source
+    fallback_reason: str | None = None
+    raw: str | None = Field(default=None, description="the LLM's raw output, when an LLM planned")
+    errors: list[str] = Field(default_factory=list, description="validation errors on the way")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    relaxed: Relaxation | None = None
+    now: str = Field(description="the moment time expressions were resolved against (ISO)")
+
+
+def plan_json_schema() -> dict[str, Any]:
+    """The SearchPlan's JSON Schema as pydantic generates it (by alias: `from`)."""
+    return SearchPlan.model_json_schema(by_alias=True)
+
+
+def llm_json_schema() -> dict[str, Any]:
+    """The same schema in the shape strict structured outputs accept: every property required
+    (optional ones are nullable), no defaults, closed objects."""
+    schema = copy.deepcopy(plan_json_schema())
+    _strictify(schema)
+    for definition in schema.get("$defs", {}).values():
+        _strictify(definition)
+    return schema
+
+
+def _strictify(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop("default", None)
+        node.pop("title", None)
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+        for value in node.values():
+            _strictify(value)
+    elif isinstance(node, list):
+        for item in node:
+            _strictify(item)
+
+
+def export_schema(path: Path = SCHEMA_FILE) -> str:
+    text = json.dumps(llm_json_schema(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return text
