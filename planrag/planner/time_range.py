@@ -411,9 +411,17 @@ def _en_season(m: re.Match[str], today: date) -> tuple[date, date]:
     return start, end
 
 
-@rule(
-    rf"(?:{_PART_EN}\s+)?{_MON}(?:\s+(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?)?(?:,?\s+{_YEAR_EN})?(?![a-z])|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON.replace('?P<mon>', '?P<mon2>')}(?:,?\s+{_YEAR_EN.replace('?P<y>', '?P<y3>')})?"
-)  # noqa: E501
+_EN_MONTH_FIRST = (
+    rf"(?:{_PART_EN}\s+)?{_MON}(?:\s+(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?)?"
+    rf"(?:,?\s+{_YEAR_EN})?(?![a-z])"
+)
+_EN_DAY_FIRST = (
+    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON.replace('?P<mon>', '?P<mon2>')}"
+    rf"(?:,?\s+{_YEAR_EN.replace('?P<y>', '?P<y3>')})?"
+)
+
+
+@rule(f"{_EN_MONTH_FIRST}|{_EN_DAY_FIRST}")
 def _en_month(m: re.Match[str], today: date) -> tuple[date, date] | _Span | None:
     name = (m["mon"] or m["mon2"]).lower().rstrip(".")
     raw = m["mon"] or m["mon2"]
