@@ -72,6 +72,13 @@ class EmbeddingMismatch(PlanragError):
     status = 409
 
 
+class InvalidEmbedding(PlanragError):
+    """A caller-supplied vector no knowledge base can take (wrong dimension, zero vector)."""
+
+    code = "invalid_embedding"
+    status = 422
+
+
 class ModelUnavailable(PlanragError):
     """A model cannot be loaded (offline hub, wrong path). Names the setting to change."""
 

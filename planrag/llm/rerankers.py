@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
 
@@ -215,23 +215,37 @@ def _parse_scores(text: str, n: int) -> list[float]:
     return scores
 
 
+RerankerKind = Literal["configured", "model", "llm"]
+
+
 class RerankerRegistry:
-    """The configured reranker, created on first use (models are large, services optional)."""
+    """Rerankers created on first use (models are large, services optional).
+
+    `get()` is the configured backend; `get("model")` a model-based one (the configured
+    cross-encoder or HTTP service, or the cross-encoder of PLANRAG_RERANK__MODEL when the
+    configured backend is the LLM); `get("llm")` the LLM whatever the configured backend.
+    """
 
     def __init__(self, settings: RerankSettings, llm: LLMSettings) -> None:
         self._settings = settings
         self._llm = llm
-        self._reranker: Reranker | None = None
+        self._rerankers: dict[str, Reranker] = {}
         self._lock = threading.Lock()
 
-    def get(self) -> Reranker:
-        with self._lock:
-            if self._reranker is None:
-                self._reranker = self._create()
-            return self._reranker
+    @property
+    def backend(self) -> str:
+        return self._settings.backend
 
-    def _create(self) -> Reranker:
-        backend = self._settings.backend
+    def get(self, kind: RerankerKind = "configured") -> Reranker:
+        backend = self._settings.backend if kind == "configured" else kind
+        if backend == "model":
+            backend = "cross-encoder" if self._settings.backend == "llm" else self._settings.backend
+        with self._lock:
+            if backend not in self._rerankers:
+                self._rerankers[backend] = self._create(backend)
+            return self._rerankers[backend]
+
+    def _create(self, backend: str) -> Reranker:
         if backend == "http":
             return HttpReranker(self._settings)
         if backend == "llm":

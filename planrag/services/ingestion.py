@@ -111,6 +111,7 @@ class IngestionService:
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
         self._pending: dict[str, Future[Document]] = {}
         self._lock = threading.Lock()
+        self._put_lock = threading.Lock()
         self._closed = False
 
     # ── upload ─────────────────────────────────────────────────────────────────────────
@@ -165,6 +166,58 @@ class IngestionService:
                     self.submit(doc.id)
             result.append(UploadedDocument(**doc.model_dump(), duplicate=not created))
         return result
+
+    def put(
+        self,
+        kb_id: str,
+        doc_id: str,
+        item: UploadItem,
+        file_type: FileType,
+        metadata: DocumentMetadata,
+    ) -> UploadedDocument:
+        """Store a document under a caller-chosen stable id and queue it for indexing.
+
+        A document of that id (in any knowledge base) is replaced, after any indexing of it in
+        flight has finished; the same id with the same content and metadata in the same KB is
+        left alone (`duplicate: true`) unless its indexing failed.
+        """
+        self._metadata.get_kb(kb_id)
+        if not item.data:
+            raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
+        if len(item.data) > self._max_bytes:
+            raise UploadTooLarge(
+                f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
+                filename=item.filename,
+            )
+        digest = hashlib.sha256(
+            b"\0".join([doc_id.encode(), metadata.model_dump_json().encode(), item.data])
+        ).hexdigest()
+        with self._put_lock:
+            existing = self._metadata.get_documents([doc_id]).get(doc_id)
+            if existing is not None:
+                unchanged = existing.kb_id == kb_id and existing.content_hash == digest
+                if unchanged and existing.status != DocumentStatus.error:
+                    return UploadedDocument(**existing.model_dump(), duplicate=True)
+                self._await(doc_id)
+                self.delete(existing.kb_id, doc_id)
+            doc, _ = self._metadata.add_document(
+                kb_id, item.filename, file_type, len(item.data), digest, metadata, doc_id=doc_id
+            )
+            try:
+                self._files.save(kb_id, doc.id, file_type, item.data)
+            except Exception:
+                self._metadata.delete_document(doc.id)
+                raise
+        self.submit(doc.id)
+        return UploadedDocument(**doc.model_dump())
+
+    def _await(self, doc_id: str) -> None:
+        """Wait for the indexing of one document, if queued or running."""
+        with self._lock:
+            future = self._pending.get(doc_id)
+        if future is not None:
+            future.exception()
 
     # ── background indexing ────────────────────────────────────────────────────────────
     def submit(self, doc_id: str) -> Future[Document]:

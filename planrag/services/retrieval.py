@@ -134,6 +134,19 @@ class RetrievalService:
         found = [c for c in found if c.score >= threshold]
         return self._to_hits(kb, found, ctx.fusion)[:top_k]
 
+    def similar_chunks(
+        self, kb_id: str, vector: list[float], top_k: int, filters: RetrieveFilters | None = None
+    ) -> list[Hit]:
+        """Chunks nearest to a caller-supplied (unit-normalised) query vector, best first."""
+        kb = self._metadata.get_kb(kb_id)
+        where = filters.to_filter() if filters else None
+        fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
+        found = [
+            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
+            for h in self._vectors.search(kb.id, vector, fetch, where)
+        ]
+        return self._to_hits(kb, found, None)[:top_k]
+
     @staticmethod
     def _fetch_size(kb: KnowledgeBase, request: RetrieveRequest, top_k: int) -> int:
         fetch = top_k

@@ -60,6 +60,7 @@ class Runtime:
     embedders: EmbedderRegistry
     bm25: BM25Store
     executors: ExecutorRegistry
+    rerankers: RerankerRegistry
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
@@ -90,6 +91,7 @@ class Runtime:
             embedders=embedders,
             bm25=bm25,
             executors=executors,
+            rerankers=rerankers,
             knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25),
             ingestion=IngestionService(
                 metadata,

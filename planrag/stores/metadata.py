@@ -218,10 +218,13 @@ class MetadataStore:
         size: int,
         content_hash: str,
         metadata: DocumentMetadata,
+        doc_id: str | None = None,
     ) -> tuple[Document, bool]:
         """Create a pending document, or return the existing one with the same content.
 
-        Returns (document, created). Idempotent per (kb_id, content_hash).
+        Returns (document, created). Idempotent per (kb_id, content_hash). `doc_id` gives the
+        new document a caller-chosen id (a stable id derived from the document) instead of a
+        random one.
         """
         with self.session() as s:
             self._kb_row(s, kb_id)
@@ -234,7 +237,7 @@ class MetadataStore:
                 return _doc(existing), False
             meta = metadata.model_dump()
             row = DocumentRow(
-                id=str(uuid.uuid4()),
+                id=doc_id or str(uuid.uuid4()),
                 kb_id=kb_id,
                 filename=filename,
                 file_type=file_type,
