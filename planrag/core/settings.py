@@ -101,11 +101,39 @@ class LLMSettings(BaseModel):
     base_url: str = ""
     api_key: str = ""
     model: str = ""
+    # Planning calls give up after timeout_s (then the heuristic plan); answers stream longer.
     timeout_s: float = 8.0
+    answer_timeout_s: float = 120.0
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
 
     @property
     def configured(self) -> bool:
         return bool(self.model and (self.base_url or self.api_key))
+
+
+class PlannerSettings(BaseModel):
+    # The clock time expressions are resolved in (DESIGN.md: Asia/Seoul).
+    timezone: str = "Asia/Seoul"
+    # Defaults of heuristic plans.
+    top_k: int = Field(default=10, ge=1, le=50)
+    strategy: Literal["ann", "keyword", "bm25", "hybrid", "2-stage"] = "hybrid"
+    # An invalid LLM plan is retried once with the validation error fed back.
+    retries: int = Field(default=1, ge=0, le=3)
+    # Spec 002's fixed pipeline, the last resort when no plan can be made.
+    fallback_strategy: Literal["ann", "keyword", "bm25", "hybrid"] = "hybrid"
+    fallback_top_k: int = Field(default=5, ge=1, le=50)
+    fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+
+
+class AskSettings(BaseModel):
+    # Passages the answer may cite, and how much of each goes into the prompt.
+    max_passages: int = Field(default=8, ge=1, le=50)
+    max_passage_chars: int = Field(default=1500, ge=100, le=20000)
+    max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # SSE comment lines keep proxies from closing an idle stream.
+    heartbeat_s: float = Field(default=15.0, gt=0)
+    # Stored plan traces kept (oldest dropped beyond this).
+    max_traces: int = Field(default=10000, ge=100)
 
 
 class Settings(BaseSettings):
@@ -127,6 +155,8 @@ class Settings(BaseSettings):
     bm25: BM25Settings = BM25Settings()
     rerank: RerankSettings = RerankSettings()
     llm: LLMSettings = LLMSettings()
+    planner: PlannerSettings = PlannerSettings()
+    ask: AskSettings = AskSettings()
 
     @property
     def database_url(self) -> str:
