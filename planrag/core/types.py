@@ -199,3 +199,14 @@ class Hit(BaseModel):
     content: str
     score: float = Field(ge=0.0, le=1.0)
     metadata: HitMetadata = HitMetadata()
+
+
+class KbFacets(BaseModel):
+    """What a knowledge base holds, for planning: facet values grounded in its documents."""
+
+    kb_id: str
+    documents: int = 0
+    authors: list[str] = Field(default_factory=list, description="most frequent first")
+    domains: list[str] = Field(default_factory=list, description="most frequent first")
+    date_from: str | None = None
+    date_to: str | None = None
