@@ -89,3 +89,17 @@ class ModelUnavailable(PlanragError):
 class StoreUnavailable(PlanragError):
     code = "store_unavailable"
     status = 503
+
+
+class LLMUnavailable(PlanragError):
+    """No LLM is configured, or the configured one failed (unreachable, timeout, bad reply)."""
+
+    code = "llm_unavailable"
+    status = 503
+
+
+class Forbidden(PlanragError):
+    """The caller may not read this knowledge base (or document)."""
+
+    code = "forbidden"
+    status = 403
