@@ -199,7 +199,7 @@ class IngestionService:
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
                 if unchanged and existing.status != DocumentStatus.error:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
-                self._await(doc_id)
+                self.wait_for(doc_id)
                 self.delete(existing.kb_id, doc_id)
             doc, _ = self._metadata.add_document(
                 kb_id, item.filename, file_type, len(item.data), digest, metadata, doc_id=doc_id
@@ -212,7 +212,7 @@ class IngestionService:
         self.submit(doc.id)
         return UploadedDocument(**doc.model_dump())
 
-    def _await(self, doc_id: str) -> None:
+    def wait_for(self, doc_id: str) -> None:
         """Wait for the indexing of one document, if queued or running."""
         with self._lock:
             future = self._pending.get(doc_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
@@ -21,6 +22,7 @@ from planrag.executors.rerank import TwoStageExecutor
 from planrag.ingest.tokenizer import load_user_dictionary
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
+from planrag.services.dialects import DialectServices
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.retrieval import RetrievalService
@@ -105,6 +107,11 @@ class Runtime:
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
         )
+
+    @cached_property
+    def dialects(self) -> DialectServices:
+        """The use cases behind the spec 000/003/004 API dialects."""
+        return DialectServices.build(self)
 
     def warm_up(self) -> threading.Thread:
         """Load the default embedding model in the background so the first request is quick."""

@@ -1,0 +1,102 @@
+"""Health of every part the server depends on (spec 003 `GET /api/v1/health`).
+
+Each component is `up`, `down` (with the reason) or `not configured`. The metadata DB and the
+vector store are required: when one is down the server is `down`; anything else down makes it
+`degraded`. Checks are cheap (a `SELECT 1`, a collection lookup, a model listing with a short
+timeout) and never load a model.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Literal
+
+import httpx
+from pydantic import BaseModel
+from sqlalchemy import Engine, text
+
+from planrag.core.settings import LLMSettings
+from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.vector import VectorStore
+
+log = logging.getLogger(__name__)
+
+ComponentStatus = Literal["up", "down", "not configured"]
+REQUIRED = ("metadata", "vectors")
+LLM_TIMEOUT_S = 2.0
+
+
+class Component(BaseModel):
+    status: ComponentStatus
+    detail: str | None = None
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded", "down"]
+    components: dict[str, Component]
+
+
+def _probe(check: Callable[[], str | None]) -> Component:
+    try:
+        return Component(status="up", detail=check())
+    except Exception as exc:
+        log.warning("health check failed: %s", exc)
+        return Component(status="down", detail=f"{type(exc).__name__}: {exc}"[:300])
+
+
+class HealthService:
+    def __init__(
+        self,
+        engine: Engine,
+        vectors: VectorStore,
+        embedders: EmbedderRegistry,
+        llm: LLMSettings,
+    ) -> None:
+        self._engine = engine
+        self._vectors = vectors
+        self._embedders = embedders
+        self._llm = llm
+
+    def check(self) -> Health:
+        components = {
+            "metadata": _probe(self._metadata),
+            "vectors": _probe(self._vector_store),
+            "embedding": self._embedding(),
+            "llm": self._llm_status(),
+        }
+        if any(components[name].status == "down" for name in REQUIRED):
+            status: Literal["ok", "degraded", "down"] = "down"
+        elif any(c.status == "down" for c in components.values()):
+            status = "degraded"
+        else:
+            status = "ok"
+        return Health(status=status, components=components)
+
+    def _metadata(self) -> str:
+        with self._engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return self._engine.dialect.name
+
+    def _vector_store(self) -> str:
+        self._vectors.has_collection("health-probe")
+        return type(self._vectors).__name__
+
+    def _embedding(self) -> Component:
+        model = self._embedders.default_model
+        if self._embedders.is_loaded():
+            return Component(status="up", detail=model)
+        return Component(status="down", detail=f"{model} is not loaded (yet)")
+
+    def _llm_status(self) -> Component:
+        if not self._llm.configured:
+            return Component(status="not configured", detail="PLANRAG_LLM__MODEL, __BASE_URL")
+
+        def models() -> str:
+            base = (self._llm.base_url or "https://api.openai.com/v1").rstrip("/")
+            headers = {"Authorization": f"Bearer {self._llm.api_key}"} if self._llm.api_key else {}
+            response = httpx.get(f"{base}/models", headers=headers, timeout=LLM_TIMEOUT_S)
+            response.raise_for_status()
+            return self._llm.model
+
+        return _probe(models)
