@@ -72,6 +72,13 @@ class EmbeddingMismatch(PlanragError):
     status = 409
 
 
+class NotAvailable(PlanragError):
+    """A feature that is routed but not available yet (or not in this deployment)."""
+
+    code = "not_available"
+    status = 501
+
+
 class InvalidEmbedding(PlanragError):
     """A caller-supplied vector no knowledge base can take (wrong dimension, zero vector)."""
 
