@@ -8,8 +8,9 @@ or an LLM wrote never becomes query text.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
+from psycopg import sql
 from pydantic import BaseModel, Field
 
 StringField = Literal["doc_id", "chunk_id", "title", "author", "domain"]
@@ -97,6 +98,45 @@ def render_milvus(node: Filter | None) -> str:
             joiner = " and " if isinstance(node, And) else " or "
             inner = [part for part in (render_milvus(item) for item in node.items) if part]
             return joiner.join(f"({part})" for part in inner)
+    raise TypeError(f"unknown filter node {node!r}")
+
+
+def _sql_like(value: str) -> str:
+    # PostgreSQL's LIKE escapes with a backslash by default: user wildcards match literally.
+    return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def render_sql(node: Filter | None) -> tuple[sql.Composable, list[Any]]:
+    """Render a filter as a SQL boolean expression with `%s` placeholders and its parameters.
+
+    Column names are the whitelisted field names (quoted identifiers); every value is a bound
+    parameter. No filter renders as `TRUE`. Matching is case-sensitive, as in Milvus.
+    """
+    if node is None:
+        return sql.SQL("TRUE"), []
+    column = sql.Identifier(node.field) if not isinstance(node, And | Or) else None
+    match node:
+        case Eq():
+            return sql.SQL("{} = %s").format(column), [node.value]
+        case In():
+            return sql.SQL("{} = ANY(%s)").format(column), [list(node.values)]
+        case Contains():
+            return sql.SQL("{} LIKE %s").format(column), [_sql_like(node.value)]
+        case Range():
+            parts: list[sql.Composable] = []
+            params: list[Any] = []
+            for op, bound in ((">=", node.gte), ("<=", node.lte)):
+                if bound is not None:
+                    parts.append(sql.SQL("{} " + op + " %s").format(column))
+                    params.append(int(bound))
+            return (sql.SQL(" AND ").join(parts) if parts else sql.SQL("TRUE")), params
+        case And() | Or():
+            rendered = [render_sql(item) for item in node.items]
+            if not rendered:
+                return sql.SQL("TRUE"), []
+            joiner = sql.SQL(" AND " if isinstance(node, And) else " OR ")
+            text = joiner.join(sql.SQL("({})").format(part) for part, _ in rendered)
+            return text, [p for _, params in rendered for p in params]
     raise TypeError(f"unknown filter node {node!r}")
 
 

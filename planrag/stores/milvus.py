@@ -1,6 +1,8 @@
 """Milvus vector store: Milvus Lite under the data dir by default, any Milvus server by URI.
 
-One collection per knowledge base with the filterable metadata as scalar fields.
+One collection per knowledge base with the filterable metadata as scalar fields, and a second
+one of title vectors keyed by doc_id, created on the first title written (KBs from before title
+vectors have none: their title scores are absent).
 """
 
 from __future__ import annotations
@@ -9,13 +11,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pymilvus import DataType, MilvusClient
 from pymilvus.exceptions import MilvusException
 
 from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
 from planrag.core.types import Metric
 from planrag.stores.filters import Filter, In, render_milvus
-from planrag.stores.vector import VectorHit, VectorRecord, cosine_from_distance
+from planrag.stores.vector import (
+    TitleRecord,
+    VectorHit,
+    VectorRecord,
+    clamp_cosine,
+    cosine_from_distance,
+)
 
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
@@ -24,6 +33,10 @@ _VARCHAR_LIMITS = {"chunk_id": 100, "doc_id": 64, "title": 1000, "author": 200, 
 
 def collection_name(kb_id: str) -> str:
     return "kb_" + kb_id.replace("-", "")
+
+
+def titles_name(kb_id: str) -> str:
+    return collection_name(kb_id) + "_titles"
 
 
 def _fit(value: str, max_bytes: int) -> str:
@@ -49,6 +62,7 @@ class MilvusStore:
         self._lock = threading.RLock()
         self._metrics: dict[str, Metric] = {}
         self._dims: dict[str, int] = {}
+        self._titles: set[str] = set()  # title collections known to exist and be loaded
 
     def close(self) -> None:
         with self._lock:
@@ -79,12 +93,13 @@ class MilvusStore:
             self._client.load_collection(name)
 
     def drop_collection(self, kb_id: str) -> None:
-        name = collection_name(kb_id)
         with self._lock:
-            if self._client.has_collection(name):
-                self._client.drop_collection(name)
+            for name in (collection_name(kb_id), titles_name(kb_id)):
+                if self._client.has_collection(name):
+                    self._client.drop_collection(name)
             self._metrics.pop(kb_id, None)
             self._dims.pop(kb_id, None)
+            self._titles.discard(kb_id)
 
     def has_collection(self, kb_id: str) -> bool:
         with self._lock:
@@ -203,3 +218,63 @@ class MilvusStore:
                 if len(rows) < page:
                     return found
                 offset += page
+
+    # ── title vectors ──────────────────────────────────────────────────────────────────
+    def _has_titles(self, kb_id: str, create: bool) -> bool:
+        if kb_id in self._titles:
+            return True
+        name = titles_name(kb_id)
+        if self._client.has_collection(name):
+            self._client.load_collection(name)
+        elif create:
+            _, dim = self._describe(kb_id)
+            schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+            schema.add_field("doc_id", DataType.VARCHAR, is_primary=True, max_length=100)
+            schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+            index = self._client.prepare_index_params()
+            index.add_index(field_name="vector", index_type="FLAT", metric_type="COSINE")
+            self._client.create_collection(name, schema=schema)
+            self._client.create_index(name, index, sync=False)
+            self._client.load_collection(name)
+        else:
+            return False
+        self._titles.add(kb_id)
+        return True
+
+    def upsert_titles(self, kb_id: str, records: list[TitleRecord]) -> None:
+        if not records:
+            return
+        with self._lock:
+            _, dim = self._describe(kb_id)
+            for record in records:
+                if len(record.vector) != dim:
+                    raise EmbeddingMismatch(
+                        f"title vector of dimension {len(record.vector)}: the KB holds {dim}"
+                    )
+            self._has_titles(kb_id, create=True)
+            self._client.upsert(titles_name(kb_id), [r.model_dump() for r in records])
+
+    def delete_titles(self, kb_id: str, doc_ids: list[str]) -> None:
+        with self._lock:
+            if doc_ids and self._has_titles(kb_id, create=False):
+                self._client.delete(titles_name(kb_id), ids=list(doc_ids))
+
+    def title_scores(self, kb_id: str, vector: list[float], doc_ids: list[str]) -> dict[str, float]:
+        if not doc_ids:
+            return {}
+        with self._lock:
+            if not self._has_titles(kb_id, create=False):
+                return {}
+            rows = self._client.query(
+                titles_name(kb_id),
+                filter=render_milvus(In(field="doc_id", values=list(doc_ids))),
+                output_fields=["doc_id", "vector"],
+            )
+        if not rows:
+            return {}
+        query = np.asarray(vector, dtype=np.float64)
+        matrix = np.asarray([row["vector"] for row in rows], dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cosines = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+        scores = {r["doc_id"]: clamp_cosine(float(c)) for r, c in zip(rows, cosines, strict=True)}
+        return {doc_id: score for doc_id, score in scores.items() if score is not None}

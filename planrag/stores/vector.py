@@ -1,10 +1,15 @@
-"""The vector-store protocol every backend implements (Milvus now, pgvector next).
+"""The vector-store protocol every backend implements (Milvus, PostgreSQL + pgvector).
 
 Scores leave a store as cosine similarity in [0, 1], whatever metric the collection uses.
+
+Besides chunk vectors a store keeps one *title vector* per document (spec 002's title weighting):
+`title_weighted_search` scores a chunk `(1 − w)·cos(chunk) + w·cos(title)`. A document without a
+title vector (e.g. indexed before title vectors existed) keeps its pure chunk score.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -34,6 +39,16 @@ class VectorHit(BaseModel):
     date: int = 0
     score: float = Field(ge=0.0, le=1.0, description="cosine similarity clamped to [0, 1]")
     distance: float = Field(description="the raw distance or similarity the engine returned")
+    title_score: float | None = Field(
+        default=None, description="cosine of the query to the document's title, when weighted"
+    )
+
+
+class TitleRecord(BaseModel):
+    """A document's title embedding (its title, or its filename without the extension)."""
+
+    doc_id: str
+    vector: list[float]
 
 
 @runtime_checkable
@@ -58,6 +73,14 @@ class VectorStore(Protocol):
 
     def doc_ids(self, kb_id: str) -> set[str]: ...
 
+    def upsert_titles(self, kb_id: str, records: list[TitleRecord]) -> None: ...
+
+    def delete_titles(self, kb_id: str, doc_ids: list[str]) -> None: ...
+
+    def title_scores(self, kb_id: str, vector: list[float], doc_ids: list[str]) -> dict[str, float]:
+        """Cosine in [0, 1] of the query to each given document's title; absent without one."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -69,3 +92,49 @@ def cosine_from_distance(metric: Metric, distance: float) -> float:
     """
     cos = 1.0 - distance / 2.0 if metric == "L2" else distance
     return min(1.0, max(0.0, cos))
+
+
+TITLE_POOL_FACTOR = 4
+TITLE_MIN_POOL = 40
+
+
+def clamp_cosine(value: float) -> float | None:
+    """A cosine clamped to [0, 1]; None for NaN (a zero vector has no direction)."""
+    return None if math.isnan(value) else min(1.0, max(0.0, value))
+
+
+def weigh_titles(hits: list[VectorHit], titles: dict[str, float], weight: float) -> list[VectorHit]:
+    """Re-score hits `(1 − weight)·chunk + weight·title`, best first. A hit whose document has no
+    title vector keeps its chunk score."""
+    weighed = []
+    for hit in hits:
+        title = titles.get(hit.doc_id)
+        if title is None:
+            weighed.append(hit)
+            continue
+        score = min(1.0, max(0.0, (1.0 - weight) * hit.score + weight * title))
+        weighed.append(hit.model_copy(update={"score": score, "title_score": title}))
+    weighed.sort(key=lambda h: h.score, reverse=True)
+    return weighed
+
+
+def title_weighted_search(
+    store: VectorStore,
+    kb_id: str,
+    vector: list[float],
+    top_k: int,
+    where: Filter | None = None,
+    title_weight: float = 0.0,
+) -> list[VectorHit]:
+    """`store.search`, re-scored with title weighting when `title_weight` > 0.
+
+    The chunk candidates are a pool of max(4·top_k, 40) by chunk cosine, re-ordered by the
+    weighted score: a document whose title matches but none of whose chunks is in the pool is not
+    found (the pool is the recall bound), which keeps this one ANN query plus one title lookup
+    on every backend.
+    """
+    if title_weight <= 0.0:
+        return store.search(kb_id, vector, top_k, where)
+    pool = store.search(kb_id, vector, max(top_k * TITLE_POOL_FACTOR, TITLE_MIN_POOL), where)
+    titles = store.title_scores(kb_id, vector, sorted({h.doc_id for h in pool}))
+    return weigh_titles(pool, titles, title_weight)[:top_k]

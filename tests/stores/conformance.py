@@ -8,9 +8,10 @@ import pytest
 
 from planrag.core.errors import EmbeddingMismatch
 from planrag.stores.filters import And, Contains, Eq, In, Or, Range
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.vector import TitleRecord, VectorRecord, VectorStore, title_weighted_search
 
 DIM = 16
+LARGE = 3000
 
 
 def unit(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -132,3 +133,116 @@ class VectorStoreConformance:
         hit = store.search("kb", vector, 1)[0]
         assert hit.text and text.startswith(hit.text)
         assert hit.score == pytest.approx(1.0, abs=1e-5)
+
+    # ── title vectors (spec 002's title weighting) ──────────────────────────────────────
+    @pytest.fixture
+    def titled(self, store: VectorStore) -> tuple[VectorStore, np.ndarray, dict[str, np.ndarray]]:
+        rng = np.random.default_rng(11)
+        vectors = unit(rng, 40)
+        store.create_collection("kb-titles", DIM, "COSINE")
+        store.upsert("kb-titles", records(vectors))
+        titles = dict(zip(["doc0", "doc1", "doc2"], unit(rng, 3), strict=True))  # doc3: none
+        store.upsert_titles(
+            "kb-titles", [TitleRecord(doc_id=d, vector=v.tolist()) for d, v in titles.items()]
+        )
+        return store, vectors, titles
+
+    def test_title_scores_are_cosines_and_absent_without_a_title(self, titled) -> None:
+        store, vectors, titles = titled
+        query = vectors[5]
+        got = store.title_scores("kb-titles", query.tolist(), ["doc0", "doc1", "doc3", "nope"])
+        assert set(got) == {"doc0", "doc1"}
+        for doc_id in got:
+            expected = float(np.clip(titles[doc_id] @ query, 0, 1))
+            assert got[doc_id] == pytest.approx(expected, abs=1e-4)
+        assert store.title_scores("kb-titles", query.tolist(), []) == {}
+
+    def test_title_weighting_reorders_by_the_weighted_score(self, titled) -> None:
+        store, vectors, titles = titled
+        query = titles["doc2"] * 0.7 + vectors[0] * 0.3  # a title-like question
+        query /= np.linalg.norm(query)
+        weight = 0.6
+        chunk = np.clip(vectors @ query, 0, 1)
+        expected = {}
+        for i in range(len(vectors)):
+            title = titles.get(f"doc{i % 4}")
+            score = float(chunk[i])
+            if title is not None:  # doc3 has no title: its pure chunk score
+                score = (1 - weight) * score + weight * float(np.clip(title @ query, 0, 1))
+            expected[f"doc{i % 4}:{i}"] = score
+        best = sorted(expected, key=lambda c: expected[c], reverse=True)[:5]
+        hits = title_weighted_search(store, "kb-titles", query.tolist(), 5, None, weight)
+        assert [h.chunk_id for h in hits] == best
+        assert [h.score for h in hits] == pytest.approx([expected[c] for c in best], abs=1e-4)
+        assert all(h.title_score is not None for h in hits if h.doc_id != "doc3")
+        plain = title_weighted_search(store, "kb-titles", query.tolist(), 5, None, 0.0)
+        assert plain == store.search("kb-titles", query.tolist(), 5)
+        assert [h.chunk_id for h in plain] != best  # the title moved doc2's chunks up
+
+    def test_title_weighting_respects_filters(self, titled) -> None:
+        store, vectors, _ = titled
+        where = Eq(field="author", value="kim")  # doc0's chunks only
+        hits = title_weighted_search(store, "kb-titles", vectors[1].tolist(), 3, where, 0.5)
+        assert len(hits) == 3 and {h.doc_id for h in hits} == {"doc0"}
+
+    def test_titles_are_deleted_with_their_document_and_the_collection(self, titled) -> None:
+        store, vectors, _ = titled
+        query = vectors[0].tolist()
+        store.delete_titles("kb-titles", ["doc0", "never-there"])
+        assert set(store.title_scores("kb-titles", query, ["doc0", "doc1"])) == {"doc1"}
+        store.drop_collection("kb-titles")
+        store.create_collection("kb-titles", DIM, "COSINE")
+        assert store.title_scores("kb-titles", query, ["doc1", "doc2"]) == {}
+
+    def test_a_kb_without_title_vectors_keeps_pure_chunk_scores(self, filled) -> None:
+        store, vectors = filled
+        query = vectors[3].tolist()
+        assert store.title_scores("kb-COSINE", query, ["doc0", "doc1"]) == {}
+        store.delete_titles("kb-COSINE", ["doc0"])  # nothing to delete: fine
+        weighted = title_weighted_search(store, "kb-COSINE", query, 5, None, 0.5)
+        assert weighted == store.search("kb-COSINE", query, 5)
+
+    def test_wrong_title_dimension_is_refused(self, titled) -> None:
+        store, _, _ = titled
+        with pytest.raises(EmbeddingMismatch):
+            store.upsert_titles("kb-titles", [TitleRecord(doc_id="doc3", vector=[0.1] * 3)])
+
+    # ── selective filters still fill top_k ──────────────────────────────────────────────
+    @pytest.fixture
+    def large(self, store: VectorStore) -> tuple[VectorStore, np.ndarray]:
+        vectors = unit(np.random.default_rng(5), LARGE)
+        rows = [
+            VectorRecord(
+                chunk_id=f"c{i}",
+                doc_id=f"d{i % 300}",
+                text=f"chunk {i}",
+                author="rare" if i % 200 == 7 else "common",
+                date=20240101 + i % 28,
+                vector=v.tolist(),
+            )
+            for i, v in enumerate(vectors)
+        ]
+        store.create_collection("kb-large", DIM, "COSINE")
+        for start in range(0, len(rows), 1000):
+            store.upsert("kb-large", rows[start : start + 1000])
+        return store, vectors
+
+    @pytest.mark.parametrize(
+        ("where", "matching"),
+        [
+            (Eq(field="author", value="rare"), lambda i: i % 200 == 7),  # 0.5 %
+            (In(field="doc_id", values=["d1", "d2", "d3"]), lambda i: i % 300 in (1, 2, 3)),
+            (Range(field="date", gte=20240103, lte=20240104), lambda i: i % 28 in (2, 3)),
+        ],
+    )
+    def test_selective_filter_returns_top_k(self, large, where, matching) -> None:
+        store, vectors = large
+        query = vectors[42]
+        hits = store.search("kb-large", query.tolist(), 10, where)
+        assert len(hits) == 10
+        allowed = [i for i in range(LARGE) if matching(i)]
+        assert {h.chunk_id for h in hits} <= {f"c{i}" for i in allowed}
+        exact = sorted(allowed, key=lambda i: float(vectors[i] @ query), reverse=True)[:10]
+        found = {h.chunk_id for h in hits}
+        assert len(found & {f"c{i}" for i in exact}) >= 8  # approximate search, near exact
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

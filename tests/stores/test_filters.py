@@ -1,11 +1,12 @@
-"""Filter rendering for Milvus: typed values become escaped literals, never query text."""
+"""Filter rendering: Milvus gets escaped typed literals, SQL gets bound parameters; a value
+never becomes query text."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
-from planrag.stores.filters import And, Contains, Eq, In, Or, Range, render_milvus
+from planrag.stores.filters import And, Contains, Eq, In, Or, Range, render_milvus, render_sql
 
 
 def test_render_every_node() -> None:
@@ -36,3 +37,23 @@ def test_fields_are_whitelisted() -> None:
         Eq(field="vector or 1", value="x")  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         Range(field="title", gte=1)  # type: ignore[arg-type]
+
+
+def _sql(node) -> tuple[str, list]:  # type: ignore[no-untyped-def]
+    composed, params = render_sql(node)
+    return composed.as_string(None), params
+
+
+def test_render_sql_binds_every_value() -> None:
+    assert _sql(None) == ("TRUE", [])
+    assert _sql(Eq(field="author", value="o'brien")) == ('"author" = %s', ["o'brien"])
+    assert _sql(In(field="doc_id", values=["a", "b"])) == ('"doc_id" = ANY(%s)', [["a", "b"]])
+    assert _sql(Range(field="date", gte=20240101, lte=20241231)) == (
+        '"date" >= %s AND "date" <= %s',
+        [20240101, 20241231],
+    )
+    assert _sql(Range(field="date")) == ("TRUE", [])
+    assert _sql(Contains(field="text", value="50%_x\\")) == ('"text" LIKE %s', ["%50\\%\\_x\\\\%"])
+    tree = And(items=[Eq(field="domain", value="a"), Or(items=[Range(field="date", gte=1)])])
+    assert _sql(tree) == ('("domain" = %s) AND (("date" >= %s))', ["a", 1])
+    assert _sql(Or(items=[])) == ("TRUE", [])

@@ -1,0 +1,116 @@
+"""What only PostgreSQL has: the embedded server's life cycle, the HNSW index and the exact-scan
+fallback for selective filters (pgvector 0.6.2 has no iterative scan)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from planrag.core.settings import PgSettings
+from planrag.stores.filters import Eq
+from planrag.stores.pgvector import PgVectorStore, table_name
+from planrag.stores.postgres import PostgresProvider
+from planrag.stores.vector import VectorRecord
+from tests.stores.conformance import DIM, unit
+
+N = 3000
+
+
+@pytest.fixture
+def reachable_dir() -> Iterator[Path]:
+    """A directory the `postgres` OS user can enter (pytest's tmp_path is private to root)."""
+    root = Path(tempfile.mkdtemp(prefix="planrag-pg-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_embedded_server_starts_on_first_use_and_stops_on_close(reachable_dir: Path) -> None:
+    pgdata = reachable_dir / "pg"
+    provider = PostgresProvider(PgSettings(), pgdata)
+    assert not pgdata.exists()  # nothing started by constructing it
+    conninfo = provider.conninfo()
+    with psycopg.connect(conninfo) as conn:
+        assert conn.execute("SHOW listen_addresses").fetchone() == ("",)  # unix socket only
+        assert conn.execute("SELECT current_database()").fetchone() == ("planrag",)
+    assert (pgdata / "postmaster.pid").exists()
+    provider.close()
+    assert not (pgdata / "postmaster.pid").exists()
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(conninfo, connect_timeout=2).close()
+    # A second start reuses the data directory.
+    again = PostgresProvider(PgSettings(), pgdata)
+    try:
+        store = PgVectorStore(again.conninfo())
+        store.create_collection("kb", DIM, "COSINE")
+        store.close()
+    finally:
+        again.close()
+
+
+def test_url_mode_never_starts_a_server(reachable_dir: Path, pg_database: str) -> None:
+    provider = PostgresProvider(PgSettings(url=pg_database), reachable_dir / "pg")
+    assert provider.conninfo() == pg_database
+    provider.close()
+    assert not (reachable_dir / "pg").exists()
+
+
+@pytest.fixture
+def rare(pg_database: str) -> Iterator[tuple[PgVectorStore, np.ndarray]]:
+    # exact_scan_rows=0: every filtered search takes the HNSW path first.
+    store = PgVectorStore(pg_database, PgSettings(exact_scan_rows=0, ef_search=40))
+    vectors = unit(np.random.default_rng(9), N)
+    store.create_collection("kb", DIM, "COSINE")
+    store.upsert(
+        "kb",
+        [
+            VectorRecord(
+                chunk_id=f"c{i}",
+                doc_id=f"d{i}",
+                text="t",
+                author="rare" if i % 200 == 7 else "common",
+                vector=v.tolist(),
+            )
+            for i, v in enumerate(vectors)
+        ],
+    )
+    yield store, vectors
+    store.close()
+
+
+def test_searches_go_through_the_hnsw_index(rare, pg_database: str) -> None:
+    query = "[" + ",".join(["0.25"] * DIM) + "]"
+    with psycopg.connect(pg_database) as conn:
+        plan = conn.execute(
+            f"EXPLAIN SELECT chunk_id FROM {table_name('kb')} "  # noqa: S608  (test-made names)
+            "ORDER BY embedding <=> %s::vector LIMIT 10",
+            [query],
+        ).fetchall()
+    assert "hnsw" in " ".join(row[0] for row in plan)
+
+
+def test_a_filter_hnsw_cannot_fill_falls_back_to_an_exact_scan(rare, pg_database) -> None:
+    store, vectors = rare
+    query = vectors[0]
+    rows = [i for i in range(N) if i % 200 == 7]  # 15 rows, 0.5 %
+    # pgvector 0.6.2 alone: HNSW visits ef_search rows, then filters: far fewer than 10.
+    with psycopg.connect(pg_database) as conn, conn.transaction():
+        conn.execute("SET LOCAL hnsw.ef_search = 40")
+        conn.execute("SET LOCAL enable_seqscan = off")  # the planner may avoid HNSW here
+        raw = conn.execute(
+            f"SELECT chunk_id FROM {table_name('kb')} WHERE author = 'rare' "  # noqa: S608
+            "ORDER BY embedding <=> %s::vector LIMIT 10",
+            [str(query.tolist())],
+        ).fetchall()
+    assert len(raw) < 10
+    hits = store.search("kb", query.tolist(), 10, Eq(field="author", value="rare"))
+    exact = sorted(rows, key=lambda i: float(vectors[i] @ query), reverse=True)[:10]
+    assert [h.chunk_id for h in hits] == [f"c{i}" for i in exact]
+    # Asking for more than match: every matching row, no error.
+    assert len(store.search("kb", query.tolist(), 50, Eq(field="author", value="rare"))) == 15
