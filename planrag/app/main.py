@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import errors
-from planrag.app.routers import documents, knowledge_bases, retrieve, system
+from planrag.app.routers import ask, documents, knowledge_bases, retrieve, system
 from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.runtime import Runtime
@@ -22,6 +22,10 @@ TAGS = [
     {"name": "knowledge-bases", "description": "Knowledge bases (spec 001 §4)"},
     {"name": "documents", "description": "Document upload, status and chunks"},
     {"name": "retrieval", "description": "Retrieval against one knowledge base"},
+    {
+        "name": "ask (spec 002)",
+        "description": "Planned question answering over SSE, plan inspection, stored traces",
+    },
     {"name": "system", "description": "Health"},
 ]
 
@@ -53,6 +57,6 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
-    for router in (knowledge_bases, documents, retrieve, system):
+    for router in (knowledge_bases, documents, retrieve, ask, system):
         app.include_router(router.router)
     return app

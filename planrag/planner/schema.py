@@ -44,6 +44,10 @@ class TimeFilter(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    @classmethod
+    def of(cls, start: str | None, end: str | None, expression: str | None) -> TimeFilter:
+        return cls.model_validate({"from": start, "to": end, "expression": expression})
+
     @model_validator(mode="after")
     def _ordered(self) -> TimeFilter:
         if self.from_ and self.to and self.from_ > self.to:

@@ -46,13 +46,13 @@ class _Span:
     yearless: tuple[int, int | None, str | None] | None = None
 
 
-def local_today(now: datetime | None = None) -> date:
-    """Today in Asia/Seoul (naive datetimes are taken to be Seoul time)."""
+def local_today(now: datetime | None = None, tz: ZoneInfo = SEOUL) -> date:
+    """Today in `tz`, Asia/Seoul by default (naive datetimes are taken to be in `tz`)."""
     if now is None:
-        return datetime.now(SEOUL).date()
+        return datetime.now(tz).date()
     if now.tzinfo is None:
         return now.date()
-    return now.astimezone(SEOUL).date()
+    return now.astimezone(tz).date()
 
 
 # ---------------------------------------------------------------- calendar helpers
@@ -233,8 +233,11 @@ def _ko_quarter(m: re.Match[str], today: date) -> tuple[date, date]:
         back = 0 if m["rel"] == "이번" else 1
         year, q = divmod(today.year * 4 + current - 1 - back, 4)
         return _quarter(year, q + 1)
-    q = int(m["q"])
-    year = _year_of(m, today)
+    return _recent_quarter(int(m["q"]), _year_of(m, today), today)
+
+
+def _recent_quarter(q: int, year: int | None, today: date) -> tuple[date, date]:
+    """Quarter q of `year`, or the most recent quarter q that started on or before today."""
     if year is None:
         year = today.year if _quarter(today.year, q)[0] <= today else today.year - 1
     return _quarter(year, q)
@@ -384,10 +387,7 @@ def _en_quarter(m: re.Match[str], today: date) -> tuple[date, date]:
         return _quarter(year, q + 1)
     ordinals = {"first": 1, "second": 2, "third": 3, "fourth": 4}
     q = int(m["q"]) if m["q"] else ordinals[m["ord"].lower()]
-    year = int(m["y"]) if m["y"] else None
-    if year is None:
-        year = today.year if _quarter(today.year, q)[0] <= today else today.year - 1
-    return _quarter(year, q)
+    return _recent_quarter(q, int(m["y"]) if m["y"] else None, today)
 
 
 @rule(r"(?:(?P<ord>first|second)\s+half|h(?P<h>[12]))(?:\s*(?:of\s+)?" + _YEAR_EN + ")?")
@@ -508,9 +508,9 @@ def _borrow_year(span: _Span, year: int, limit: date) -> _Span:
     return replace(span, start=start, end=end)
 
 
-def resolve(text: str, now: datetime | None = None) -> DateRange | None:
+def resolve(text: str, now: datetime | None = None, tz: ZoneInfo = SEOUL) -> DateRange | None:
     """The date range a question's time words mean, or None when it has none."""
-    today = local_today(now)
+    today = local_today(now, tz)
     spans = _find_spans(text, today)
     if not spans:
         return None
@@ -542,14 +542,16 @@ def _clip(start: date | None, end: date | None, expression: str, today: date) ->
     return DateRange(start, end, expression.strip())
 
 
-def parse_absolute(expression: str, now: datetime | None = None) -> DateRange | None:
+def parse_absolute(
+    expression: str, now: datetime | None = None, tz: ZoneInfo = SEOUL
+) -> DateRange | None:
     """A single absolute date in a form the rules do not know, via `dateparser` (a helper only:
     it misses most Korean relative phrases). Requires a digit, so vague words never match."""
     if not re.search(r"\d", expression):
         return None
     import dateparser
 
-    base = datetime.combine(local_today(now), datetime.min.time())
+    base = datetime.combine(local_today(now, tz), datetime.min.time())
     parsed = dateparser.parse(
         expression,
         languages=["ko", "en"],

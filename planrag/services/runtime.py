@@ -20,8 +20,10 @@ from planrag.executors.hybrid import HybridExecutor
 from planrag.executors.keyword import KeywordExecutor
 from planrag.executors.rerank import TwoStageExecutor
 from planrag.ingest.tokenizer import load_user_dictionary
+from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
+from planrag.services.ask import AskService
 from planrag.services.dialects import DialectServices
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
@@ -112,6 +114,18 @@ class Runtime:
     def dialects(self) -> DialectServices:
         """The use cases behind the spec 000/003/004 API dialects."""
         return DialectServices.build(self)
+
+    @cached_property
+    def chat(self) -> ChatClient:
+        """The OpenAI-compatible LLM client (planner, answers, /prompt endpoints)."""
+        return ChatClient(self.settings.llm)
+
+    @cached_property
+    def ask(self) -> AskService:
+        """Plan → execute → answer (POST /ai/v2/ask, /ai/v2/plan, traces, CLI ask/plan)."""
+        return AskService.build(
+            self.settings, self.metadata, self.retrieval, self.chat, self.executors.strategies
+        )
 
     def warm_up(self) -> threading.Thread:
         """Load the default embedding model in the background so the first request is quick."""

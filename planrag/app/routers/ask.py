@@ -1,0 +1,101 @@
+"""Spec 002: `POST /ai/v2/ask` (SSE), `POST /ai/v2/plan` (plan inspection, nothing executed) and the
+stored traces of every ask. Knowledge bases come only from the request's AccessDep scope."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Query
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.planner.schema import PlanEnvelope
+from planrag.services.ask import AskRequest, PlanRequest
+from planrag.stores.traces import Trace, TraceSummary
+
+router = APIRouter(prefix="/ai/v2", tags=["ask (spec 002)"])
+
+EVENTS_DOC = """Server-sent events, in order: `search_plan` (the plan envelope) → `search_result`
+(hits with ids, titles, scores, stage counts) → `exist_in_post_status` (whether evidence passed the
+threshold) → `context` (the numbered passages the answer may cite) → `answer`* (`{"delta": …}`) →
+`end` (`trace_id`, `answer_source` llm|extractive|canned|none, `citations`, `timings_ms`).
+A failure after the stream started is an `error` event `{code, message, trace_id}`.
+Greetings (mode `direct`) skip the search events."""
+
+ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["news"]}
+
+
+@router.post(
+    "/ask",
+    summary="Ask a question; the plan, evidence and a cited answer stream back as SSE",
+    description=EVENTS_DOC,
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {
+                "text/event-stream": {
+                    "example": 'event: search_plan\ndata: {"plan": {...}, "source": "heuristic"}'
+                    '\n\nevent: answer\ndata: {"delta": "..."}\n\nevent: end\ndata: {...}\n\n'
+                }
+            }
+        }
+    },
+    openapi_extra={"requestBody": {"content": {"application/json": {"example": ASK_EXAMPLE}}}},
+)
+async def ask(request: AskRequest, runtime: RuntimeDep, access: AccessDep) -> EventSourceResponse:
+    readable = await run_in_threadpool(access.readable)
+    # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
+    scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
+    events = runtime.ask.ask(request, scope, readable)
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        async for item in events:
+            yield ServerSentEvent(
+                event=item.event, data=json.dumps(item.data, ensure_ascii=False, default=str)
+            )
+
+    return EventSourceResponse(
+        stream(), ping=runtime.settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
+    )
+
+
+@router.post(
+    "/plan",
+    response_model=PlanEnvelope,
+    response_model_by_alias=True,
+    summary="The plan a question would run, without running it (plan inspection)",
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/json": {
+                    "example": {
+                        "question": "지난주 뉴스 요약해줘",
+                        "now": "2025-11-21T10:00:00+09:00",
+                    }
+                }
+            }
+        }
+    },
+)
+async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+    readable = await run_in_threadpool(access.readable)
+    return await run_in_threadpool(runtime.ask.plan, request, readable)
+
+
+@router.get("/traces", response_model=list[TraceSummary], summary="Stored asks, newest first")
+async def list_traces(
+    runtime: RuntimeDep,
+    access: AccessDep,
+    limit: int = Query(default=50, ge=1, le=500),
+    offset: int = Query(default=0, ge=0),
+) -> list[TraceSummary]:
+    readable = [kb.name for kb in await run_in_threadpool(access.readable)]
+    return await run_in_threadpool(runtime.ask.traces.list, limit, offset, readable)
+
+
+@router.get("/traces/{trace_id}", response_model=Trace, summary="One ask's full trace")
+async def get_trace(trace_id: str, runtime: RuntimeDep, access: AccessDep) -> Trace:
+    readable = [kb.name for kb in await run_in_threadpool(access.readable)]
+    return await run_in_threadpool(runtime.ask.traces.get, trace_id, readable)

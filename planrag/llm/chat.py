@@ -1,0 +1,158 @@
+"""Chat with any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM) through the `openai` client:
+structured JSON output (strict `json_schema`, falling back to JSON mode where a server lacks it),
+plain completions, token streams, and the model list."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from planrag.core.errors import LLMUnavailable
+from planrag.core.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+Message = dict[str, str]
+
+
+def _unavailable(exc: Exception) -> LLMUnavailable:
+    return LLMUnavailable(f"LLM request failed: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+class ChatClient:
+    """One client per process; `model` may be overridden per call (a request's `llm.model`)."""
+
+    def __init__(self, settings: LLMSettings) -> None:
+        self.settings = settings
+        self._json_schema_supported = True
+        self._sync: Any = None
+        self._async: Any = None
+
+    @property
+    def configured(self) -> bool:
+        return self.settings.configured
+
+    def _client(self) -> Any:
+        if not self.configured:
+            raise LLMUnavailable(
+                "no LLM configured: set PLANRAG_LLM__BASE_URL and PLANRAG_LLM__MODEL"
+            )
+        if self._sync is None:
+            from openai import OpenAI
+
+            self._sync = OpenAI(
+                base_url=self.settings.base_url or None,
+                api_key=self.settings.api_key or "not-needed",
+                max_retries=0,
+            )
+        return self._sync
+
+    def _async_client(self) -> Any:
+        if not self.configured:
+            raise LLMUnavailable(
+                "no LLM configured: set PLANRAG_LLM__BASE_URL and PLANRAG_LLM__MODEL"
+            )
+        if self._async is None:
+            from openai import AsyncOpenAI
+
+            self._async = AsyncOpenAI(
+                base_url=self.settings.base_url or None,
+                api_key=self.settings.api_key or "not-needed",
+                max_retries=0,
+            )
+        return self._async
+
+    def complete_json(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        name: str,
+        timeout_s: float,
+        model: str | None = None,
+    ) -> str:
+        """The model's raw JSON text, constrained by `schema` where the server supports it."""
+        from openai import BadRequestError, OpenAIError
+
+        client = self._client()
+        strict = {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+        if self._json_schema_supported:
+            try:
+                return self._create(client, messages, timeout_s, model, strict)
+            except BadRequestError as exc:
+                if "response_format" not in str(exc) and "json_schema" not in str(exc):
+                    raise _unavailable(exc) from exc
+                log.info("LLM server lacks json_schema output; using JSON mode")
+                self._json_schema_supported = False
+            except OpenAIError as exc:
+                raise _unavailable(exc) from exc
+        try:
+            return self._create(client, messages, timeout_s, model, {"type": "json_object"})
+        except OpenAIError as exc:
+            raise _unavailable(exc) from exc
+
+    def complete(self, messages: list[Message], timeout_s: float, model: str | None = None) -> str:
+        from openai import OpenAIError
+
+        try:
+            return self._create(self._client(), messages, timeout_s, model, None)
+        except OpenAIError as exc:
+            raise _unavailable(exc) from exc
+
+    def _create(
+        self,
+        client: Any,
+        messages: list[Message],
+        timeout_s: float,
+        model: str | None,
+        response_format: dict[str, Any] | None,
+    ) -> str:
+        kwargs: dict[str, Any] = {}
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        response = client.chat.completions.create(
+            model=model or self.settings.model,
+            messages=messages,
+            temperature=self.settings.temperature,
+            timeout=timeout_s,
+            **kwargs,
+        )
+        if not response.choices:
+            raise LLMUnavailable("LLM returned no choices")
+        return response.choices[0].message.content or ""
+
+    async def stream(self, messages: list[Message], model: str | None = None) -> AsyncIterator[str]:
+        """Text deltas as they arrive. Closing the iterator (a client disconnect) closes the
+        HTTP stream to the LLM."""
+        from openai import OpenAIError
+
+        client = self._async_client()
+        try:
+            stream = await client.chat.completions.create(
+                model=model or self.settings.model,
+                messages=messages,
+                temperature=self.settings.temperature,
+                timeout=self.settings.answer_timeout_s,
+                stream=True,
+            )
+        except OpenAIError as exc:
+            raise _unavailable(exc) from exc
+        try:
+            async for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except OpenAIError as exc:
+            raise _unavailable(exc) from exc
+        finally:
+            await stream.close()
+
+    def list_models(self, timeout_s: float | None = None) -> list[str]:
+        from openai import OpenAIError
+
+        try:
+            page = self._client().models.list(timeout=timeout_s or self.settings.timeout_s)
+        except OpenAIError as exc:
+            raise _unavailable(exc) from exc
+        return [m.id for m in page.data]

@@ -1,0 +1,145 @@
+"""The heuristic planner: deterministic rules, no LLM, well under 2 ms a question.
+
+mode (`direct` for greetings and thanks), sort and limit ("2개만", "top 3", "가장 최근", "오래된
+순"), time (our calendar module), authors and domains grounded in the knowledge bases' real facet
+values, quoted phrases → `keyword`, otherwise the configured default strategy (`hybrid`).
+"""
+
+from __future__ import annotations
+
+import re
+from zoneinfo import ZoneInfo
+
+from planrag.core.settings import PlannerSettings
+from planrag.planner import time_range
+from planrag.planner.schema import Filters, SearchPlan, Sort, TimeFilter
+from planrag.planner.scope import PlanScope
+
+_GREETING = (
+    r"안녕(?:하세요|하십니까|히\s*계세요|히)?|반갑(?:습니다|네요)|반가워(?:요)?|고마워(?:요)?|고맙"
+    r"(?:습니다|네요)|감사(?:합니다|해요|드립니다|드려요)?|땡큐|수고(?:하셨습니다|하셨어요|했어요|하세요)"
+    r"|좋은\s*(?:아침|하루)(?:입니다|이에요)?|잘\s*가(?:요)?|또\s*봐(?:요)?|네|넵|응|ㅎㅇ|ㄳ|ㄱㅅ"
+    r"|hi|hello|hey|yo|thanks?(?:\s+(?:you|a\s+lot|so\s+much))*|thank\s+you(?:\s+so\s+much)?"
+    r"|good\s+(?:morning|afternoon|evening|night)|bye|goodbye|see\s+you|ok(?:ay)?|cheers"
+)
+_DIRECT = re.compile(rf"^(?:(?:{_GREETING})[\s!.,~?^ㅎㅋ:)]*)+$", re.IGNORECASE)
+
+_NEWEST = re.compile(
+    r"최신\s*순|최신|가장\s*최근|최근\s*순|최근(?!\s*(?:\d|한|두|세|일주일))|새로\s*나온|"
+    r"\bnewest\b|\blatest\b|\bmost\s+recent\b|\brecent(?:ly)?\b|\bnew\s+first\b",
+    re.IGNORECASE,
+)
+_OLDEST = re.compile(
+    r"오래된|과거\s*순|옛날\s*순|예전\s*순|오래된\s*순|\boldest\b|\bearliest\b|\bchronological",
+    re.IGNORECASE,
+)
+_KO_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:개(?!월)|건|편|가지|개의|건의|개만|건만)")
+_KO_NATIVE = re.compile(
+    r"(?<![가-힣])(하나|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:개(?!월)|건|편|가지)"
+    r"|(?<![가-힣])(하나|둘|셋|넷)(?:만|\s|$)"
+)
+_EN_COUNT = re.compile(
+    r"\btop[\s-]*(\d{1,3})\b|\b(?:first|last|latest|newest|oldest|only|just)\s+(\d{1,3})\b"
+    r"|\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:most\s+recent|latest|"
+    r"newest|oldest|recent|articles?|posts?|documents?|docs|results?|news|items?|stories|papers|"
+    r"reports?|passages?|examples?)\b|\b(?:just|only)\s+(one)\b",
+    re.IGNORECASE,
+)
+_NATIVE = {
+    "하나": 1, "한": 1, "둘": 2, "두": 2, "셋": 3, "세": 3, "넷": 4, "네": 4, "다섯": 5,
+    "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3,
+    "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+_QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,200})[\"“”「」『』]")
+
+
+def detect_mode(question: str) -> str:
+    return "direct" if _DIRECT.match(question.strip()) else "rag"
+
+
+def detect_sort(text: str) -> Sort:
+    if _OLDEST.search(text):
+        return "oldest"
+    if _NEWEST.search(text):
+        return "newest"
+    return "relevance"
+
+
+def detect_limit(text: str) -> tuple[int | None, str]:
+    """The number of results asked for, and the text without the words that said it."""
+    for pattern in (_KO_COUNT, _KO_NATIVE, _EN_COUNT):
+        m = pattern.search(text)
+        if m:
+            raw = next(g for g in m.groups() if g)
+            n = int(raw) if raw.isdigit() else _NATIVE[raw.lower()]
+            if n >= 1:
+                return min(n, 20), text[: m.start()] + " " + text[m.end() :]
+    return None, text
+
+
+def _mentions(question: str, values: list[str]) -> list[str]:
+    folded = question.casefold()
+    return [v for v in values if len(v) >= 2 and v.casefold() in folded]
+
+
+class HeuristicPlanner:
+    def __init__(self, settings: PlannerSettings) -> None:
+        self._settings = settings
+        self._tz = ZoneInfo(settings.timezone)
+
+    def plan(self, question: str, scope: PlanScope) -> SearchPlan:
+        text = question.strip()
+        if scope.doc_id is None and detect_mode(text) == "direct":
+            return SearchPlan(mode="direct", knowledge_bases=[], rationale="greeting or thanks")
+        reasons: list[str] = []
+        found = time_range.resolve(text, scope.now, self._tz)
+        rest = text
+        time = None
+        if found is not None:
+            start, end = found.iso()
+            time = TimeFilter.of(start, end, found.expression)
+            rest = rest.replace(found.expression, " ")
+            reasons.append(f"time '{found.expression}'")
+        limit, rest = detect_limit(rest)
+        sort = detect_sort(rest)
+        if limit:
+            reasons.append(f"limit {limit}")
+        if sort != "relevance":
+            reasons.append(f"sort {sort}")
+        strategy = self._settings.strategy
+        if _QUOTED.search(text):
+            strategy = "keyword"
+            reasons.append("quoted phrase → keyword")
+        kbs = self._choose_kbs(text, scope)
+        filters = Filters(
+            time=time,
+            authors=_mentions(text, scope.authors()),
+            domains=[d for d in _mentions(text, scope.domains()) if d not in kbs],
+            doc_ids=[scope.doc_id] if scope.doc_id else [],
+        )
+        if filters.authors:
+            reasons.append(f"authors {filters.authors}")
+        if filters.domains:
+            reasons.append(f"domains {filters.domains}")
+        top_k = max(self._settings.top_k, 3 * limit) if limit else self._settings.top_k
+        query = " ".join(rest.split())
+        return SearchPlan(
+            mode="document" if scope.doc_id else "rag",
+            strategy=strategy,  # type: ignore[arg-type]
+            knowledge_bases=kbs,
+            query=query if query and query != text else None,
+            top_k=min(top_k, 50),
+            filters=filters,
+            sort=sort,
+            limit=limit,
+            rationale="; ".join(reasons) or "default retrieval",
+        )
+
+    @staticmethod
+    def _choose_kbs(question: str, scope: PlanScope) -> list[str]:
+        """The requested KBs; otherwise those the question names; otherwise every readable one."""
+        names = scope.names()
+        if scope.requested:
+            return names
+        named = _mentions(question, names)
+        return named or names

@@ -1,0 +1,178 @@
+"""Validation of an LLM's plan, in tiers: JSON → JSON Schema (bounds clamped) → pydantic → policy.
+
+Policy: only knowledge bases the caller may read, only strategies the registry allows, facet
+values grounded in the catalog, graph only where a KB has one, document mode only with a document,
+dates computed by our calendar module from the expression the LLM extracted (the LLM's own dates
+only when the expression cannot be parsed), top_k at least what `limit` needs.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import jsonschema
+from pydantic import ValidationError
+
+from planrag.planner import time_range
+from planrag.planner.schema import MAX_TOP_K, SearchPlan, TimeFilter, plan_json_schema
+from planrag.planner.scope import PlanScope
+
+
+class PlanRejected(Exception):
+    """The plan cannot be used as is; the message is fed back to the LLM for its one retry."""
+
+
+_VALIDATOR = jsonschema.Draft202012Validator(plan_json_schema())
+
+
+def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
+    """JSON → schema → pydantic. Out-of-range numbers, over-long strings and lists are clamped
+    (and noted); any other schema or model error rejects the plan."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise PlanRejected(f"not valid JSON ({exc.msg} at position {exc.pos})") from exc
+    if not isinstance(data, dict):
+        raise PlanRejected("the plan must be a JSON object")
+    _normalise_weights(data, notes)
+    for error in sorted(_VALIDATOR.iter_errors(data), key=lambda e: -len(e.absolute_path)):
+        if not _clamp(data, error, notes):
+            where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+            raise PlanRejected(f"schema: {where}: {error.message}")
+    try:
+        return SearchPlan.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise PlanRejected(f"model: {problems}") from exc
+
+
+def _normalise_weights(data: dict[str, Any], notes: list[str]) -> None:
+    weights = data.get("weights")
+    if not isinstance(weights, dict):
+        return
+    chunk, title = weights.get("chunk"), weights.get("title")
+    if not all(isinstance(v, int | float) and v >= 0 for v in (chunk, title)):
+        return
+    total = float(chunk) + float(title)  # type: ignore[arg-type]
+    if total > 0 and abs(total - 1.0) > 1e-6:
+        weights["chunk"], weights["title"] = chunk / total, title / total  # type: ignore[operator]
+        notes.append(f"weights rescaled to sum to 1 (were {chunk} + {title})")
+
+
+def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[str]) -> bool:
+    """Bring a value inside its schema bound; False when the error is of another kind."""
+    path = list(error.absolute_path)
+    if not path or error.validator not in ("maximum", "minimum", "maxLength", "maxItems"):
+        return False
+    parent: Any = data
+    for key in path[:-1]:
+        parent = parent[key]
+    key = path[-1]
+    value = parent[key]
+    bound = error.validator_value
+    if error.validator in ("maximum", "minimum"):
+        parent[key] = type(value)(bound) if isinstance(value, int) else float(bound)
+    else:
+        parent[key] = value[:bound]
+    shown = str(value)[:40]
+    notes.append(f"{'/'.join(map(str, path))} clamped to {error.validator} {bound} (was {shown})")
+    return True
+
+
+def apply_policy(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
+    """The plan as it will run. Raises PlanRejected for what only a new plan can fix."""
+    names = scope.names()
+    refused = [name for name in plan.knowledge_bases if name not in names]
+    if refused:
+        raise PlanRejected(
+            f"knowledge bases {refused} are not readable here; choose from {names} or []"
+        )
+    if plan.strategy not in scope.strategies:
+        raise PlanRejected(
+            f"strategy {plan.strategy!r} is not allowed; use one of {scope.strategies}"
+        )
+    return _ground(plan, scope, tz)
+
+
+def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
+    filters = plan.filters.model_copy(
+        update={
+            "authors": [a for a in plan.filters.authors if a in scope.authors()],
+            "domains": [d for d in plan.filters.domains if d in scope.domains()],
+            "doc_ids": [scope.doc_id] if scope.doc_id else [],
+            "time": resolve_time(plan.filters.time, scope.now, tz),
+        }
+    )
+    kbs = plan.knowledge_bases or scope.names()
+    graph = plan.graph
+    if graph.enabled and not any(kb.has_graph for kb in scope.knowledge_bases if kb.name in kbs):
+        graph = graph.model_copy(update={"enabled": False})
+    mode = plan.mode
+    if scope.doc_id:
+        mode = "document"
+    elif mode == "document":
+        mode = "rag"
+    top_k = plan.top_k
+    if plan.limit and plan.sort == "relevance":
+        top_k = min(MAX_TOP_K, max(top_k, plan.limit))
+    return plan.model_copy(
+        update={
+            "knowledge_bases": kbs,
+            "filters": filters,
+            "graph": graph,
+            "mode": mode,
+            "top_k": top_k,
+        }
+    )
+
+
+def resolve_time(time: TimeFilter | None, now: datetime, tz: ZoneInfo) -> TimeFilter | None:
+    """Dates from our calendar module when the expression parses; the given dates otherwise."""
+    if time is None:
+        return None
+    if time.expression:
+        found = time_range.resolve(time.expression, now, tz) or time_range.parse_absolute(
+            time.expression, now, tz
+        )
+        if found is not None:
+            start, end = found.iso()
+            return TimeFilter.of(start, end, time.expression)
+    if time.from_ is None and time.to is None:
+        return None
+    return time
+
+
+def policy_notes(before: SearchPlan, after: SearchPlan) -> list[str]:
+    """What the policy changed, for the envelope's `errors` (observability)."""
+    notes = []
+    b, a = before.filters, after.filters
+    if set(b.authors) - set(a.authors):
+        notes.append(
+            f"authors not in the catalog dropped: {sorted(set(b.authors) - set(a.authors))}"
+        )
+    if set(b.domains) - set(a.domains):
+        notes.append(
+            f"domains not in the catalog dropped: {sorted(set(b.domains) - set(a.domains))}"
+        )
+    if b.doc_ids != a.doc_ids:
+        notes.append("doc_ids are set by document mode only")
+    if b.time != a.time and b.time is not None:
+        if a.time is None:
+            notes.append("time filter without dates or a parsable expression dropped")
+        elif (b.time.from_, b.time.to) != (a.time.from_, a.time.to):
+            notes.append(
+                f"time {b.time.expression!r}: dates computed as {a.time.from_}..{a.time.to} "
+                f"(the LLM said {b.time.from_}..{b.time.to})"
+            )
+    if before.graph.enabled and not after.graph.enabled:
+        notes.append("graph search disabled: no selected knowledge base has a graph")
+    if before.mode != after.mode:
+        notes.append(f"mode {before.mode!r} → {after.mode!r}")
+    if before.top_k != after.top_k:
+        notes.append(f"top_k raised to {after.top_k} to cover limit {after.limit}")
+    return notes

@@ -1,0 +1,413 @@
+"""Ask: plan → execute through whitelisted executors → grounded answer, as a stream of events
+(DESIGN.md: search_plan → search_result → exist_in_post_status → context → answer* → end; a
+failure after the stream started is an `error` event). Every ask stores a trace."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, ModelUnavailable, PlanragError
+from planrag.core.settings import Settings
+from planrag.core.types import Hit, KnowledgeBase
+from planrag.llm.chat import ChatClient
+from planrag.planner.planner import DocumentCounter, Planner
+from planrag.planner.schema import PlanEnvelope, SearchPlan
+from planrag.planner.scope import KbInfo, PlanScope
+from planrag.services import answers
+from planrag.services.answers import Passage
+from planrag.services.retrieval import RetrievalService, RetrieveFilters, RetrieveRequest
+from planrag.stores.catalog import Catalog, DocumentFilter
+from planrag.stores.metadata import MetadataStore
+from planrag.stores.traces import Trace, TraceStore
+
+log = logging.getLogger(__name__)
+
+
+class LLMChoice(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # spec 002 clients also send `provider`
+
+    model: str | None = Field(default=None, max_length=200)
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=20000, examples=["9월 글 2개만 보여줘"])
+    now: datetime | None = Field(
+        default=None, description="resolve time words against this moment (default: now)"
+    )
+    knowledge_bases: list[str] | None = Field(
+        default=None, max_length=20, description="names; default: every readable one"
+    )
+
+
+class AskRequest(PlanRequest):
+    model_config = ConfigDict(extra="ignore")  # spec 002 bodies carry user_id, speech_tone…
+
+    llm: LLMChoice | None = None
+    doc_id: str | None = Field(default=None, description="document mode: answer from it only")
+
+
+class AskEvent(BaseModel):
+    event: str
+    data: dict[str, Any]
+
+
+def document_counter(catalog: Catalog) -> DocumentCounter:
+    """How many documents of the plan's KBs its filters leave (the planner's relax check)."""
+
+    def count(plan: SearchPlan, scope: PlanScope) -> int:
+        f = plan.filters
+        where = DocumentFilter(
+            doc_ids=f.doc_ids,
+            authors=f.authors,
+            domains=f.domains,
+            date_from=f.time.from_ if f.time else None,
+            date_to=f.time.to if f.time else None,
+            title_contains=f.title_contains,
+        )
+        kb_ids = [kb.id for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases]
+        return catalog.count_documents(kb_ids, where)
+
+    return count
+
+
+class AskService:
+    @classmethod
+    def build(
+        cls,
+        settings: Settings,
+        metadata: MetadataStore,
+        retrieval: RetrievalService,
+        chat: ChatClient,
+        strategies: tuple[str, ...],
+    ) -> AskService:
+        catalog = Catalog(metadata.engine)
+        planner = Planner(settings.planner, settings.llm, chat, document_counter(catalog))
+        traces = TraceStore(metadata.engine, keep=settings.ask.max_traces)
+        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies)
+
+    def __init__(
+        self,
+        settings: Settings,
+        metadata: MetadataStore,
+        catalog: Catalog,
+        retrieval: RetrievalService,
+        planner: Planner,
+        chat: ChatClient,
+        traces: TraceStore,
+        strategies: tuple[str, ...],
+    ) -> None:
+        self._settings = settings
+        self._metadata = metadata
+        self._catalog = catalog
+        self._retrieval = retrieval
+        self._planner = planner
+        self._chat = chat
+        self._traces = traces
+        self._strategies = list(strategies)
+        self.traces = traces
+
+    # ------------------------------------------------------------------ planning
+
+    def scope(
+        self, request: PlanRequest, readable: list[KnowledgeBase], doc_id: str | None = None
+    ) -> PlanScope:
+        if len(request.question) > self._settings.ask.max_question_chars:
+            raise InvalidInput(
+                f"question longer than {self._settings.ask.max_question_chars} characters"
+            )
+        chosen = readable
+        if request.knowledge_bases:
+            names = {kb.name for kb in readable}
+            missing = [n for n in request.knowledge_bases if n not in names]
+            if missing:
+                raise KnowledgeBaseNotFound(f"knowledge base '{missing[0]}' not found")
+            chosen = [kb for kb in readable if kb.name in request.knowledge_bases]
+        if doc_id is not None:
+            doc = self._metadata.get_document(doc_id)
+            chosen = [kb for kb in chosen if kb.id == doc.kb_id]
+            if not chosen:
+                raise KnowledgeBaseNotFound("the document's knowledge base is not readable")
+        return PlanScope(
+            knowledge_bases=[
+                KbInfo(
+                    id=kb.id,
+                    name=kb.name,
+                    description=kb.description,
+                    has_graph=kb.graph_backend != "none",
+                    facets=self._catalog.facets(kb.id),
+                )
+                for kb in chosen
+            ],
+            requested=bool(request.knowledge_bases) or doc_id is not None,
+            strategies=self._strategies,
+            now=request.now or datetime.now(ZoneInfo(self._settings.planner.timezone)),
+            doc_id=doc_id,
+        )
+
+    def plan(
+        self,
+        request: PlanRequest,
+        readable: list[KnowledgeBase],
+        doc_id: str | None = None,
+        model: str | None = None,
+    ) -> PlanEnvelope:
+        """The plan envelope without executing it (plan inspection)."""
+        scope = self.scope(request, readable, doc_id)
+        return self._planner.plan(request.question, scope, model)
+
+    # ------------------------------------------------------------------ execution
+
+    def execute(
+        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
+    ) -> tuple[list[Passage], dict[str, Any]]:
+        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        found: list[tuple[str, Hit]] = []
+        per_kb: dict[str, int] = {}
+        notes: list[str] = []
+        for name in plan.knowledge_bases:
+            kb = kbs[name]
+            hits = self._retrieve(kb, plan, question, notes)
+            per_kb[name] = len(hits)
+            found.extend((name, h) for h in hits)
+        found.sort(key=lambda item: -item[1].score)
+        merged = len(found)
+        if plan.limit:  # `limit` counts documents: keep each one's best passage
+            best: dict[str, tuple[str, Hit]] = {}
+            for item in found:
+                best.setdefault(item[1].doc_id, item)
+            found = list(best.values())
+        if plan.sort != "relevance":
+            newest = plan.sort == "newest"
+            dated = [x for x in found if x[1].metadata.date]
+            undated = [x for x in found if not x[1].metadata.date]
+            dated.sort(key=lambda x: x[1].metadata.date or "", reverse=newest)
+            found = dated + undated
+        if plan.limit:
+            found = found[: plan.limit]
+        found = found[: self._settings.ask.max_passages]
+        passages = [
+            Passage(
+                n=i,
+                chunk_id=hit.chunk_id,
+                doc_id=hit.doc_id,
+                knowledge_base=name,
+                title=hit.metadata.title,
+                date=hit.metadata.date,
+                score=round(hit.score, 4),
+                content=hit.content,
+            )
+            for i, (name, hit) in enumerate(found, start=1)
+        ]
+        stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
+        if notes:
+            stages["notes"] = notes
+        return passages, stages
+
+    def _retrieve(
+        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
+    ) -> list[Hit]:
+        f = plan.filters
+        request = RetrieveRequest(
+            query=(plan.query or question)[:2000],
+            strategy=plan.strategy,
+            top_k=plan.top_k,
+            score_threshold=plan.threshold,
+            hybrid_mode=plan.hybrid_mode,
+            filters=RetrieveFilters(
+                doc_ids=f.doc_ids or None,
+                authors=f.authors or None,
+                domains=f.domains or None,
+                date_from=f.time.from_ if f.time else None,
+                date_to=f.time.to if f.time else None,
+                title_contains=f.title_contains,
+            ),
+            use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
+            reranker_top_k=plan.rerank.top_k,
+            reranker_threshold=plan.rerank.threshold,
+        )
+        try:
+            return self._retrieval.retrieve(kb.id, request)
+        except ModelUnavailable as exc:
+            if not (request.use_reranker or request.strategy == "2-stage"):
+                raise
+            notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
+            fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
+            return self._retrieval.retrieve(kb.id, fallback)
+
+    # ------------------------------------------------------------------ the stream
+
+    async def ask(
+        self,
+        request: AskRequest,
+        scope: PlanScope,
+        readable: list[KnowledgeBase],
+        principal: str | None = None,
+    ) -> AsyncIterator[AskEvent]:
+        """The event stream of one ask; `scope` comes from `scope()`, called before the stream
+        starts so that bad requests are plain HTTP errors."""
+        started = time.perf_counter()
+        trace = Trace(
+            id=str(uuid.uuid4()),
+            created_at=datetime.now(UTC),
+            question=request.question,
+            principal=principal,
+            source="none",
+            status="error",
+        )
+        data: dict[str, Any] = {"timings_ms": {}}
+        try:
+            model = request.llm.model if request.llm else None
+            envelope = await asyncio.to_thread(self._planner.plan, request.question, scope, model)
+            plan = envelope.plan
+            trace.source, trace.knowledge_bases = envelope.source, plan.knowledge_bases
+            data["envelope"] = envelope.model_dump(mode="json", by_alias=True)
+            data["timings_ms"]["plan"] = _ms(started)
+            yield AskEvent(event="search_plan", data=data["envelope"])
+            passages: list[Passage] = []
+            if plan.mode != "direct":
+                kbs = {kb.name: kb for kb in readable}
+                searched = time.perf_counter()
+                passages, stages = await asyncio.to_thread(
+                    self.execute, plan, request.question, kbs
+                )
+                data["timings_ms"]["search"] = _ms(searched)
+                data["stages"] = stages
+                data["hits"] = [p.model_dump(exclude={"content"}) for p in passages]
+                yield AskEvent(
+                    event="search_result", data=self._search_result(passages, stages, envelope)
+                )
+                yield AskEvent(
+                    event="exist_in_post_status",
+                    data={
+                        "exists": bool(passages),
+                        "count": len(passages),
+                        "threshold": plan.threshold,
+                    },
+                )
+                yield AskEvent(
+                    event="context", data={"passages": [p.model_dump() for p in passages]}
+                )
+            answering = time.perf_counter()
+            text: list[str] = []
+            source = "llm"
+            async for part_source, delta in self._answer(request, plan, passages, readable, model):
+                source = part_source
+                text.append(delta)
+                yield AskEvent(event="answer", data={"delta": delta})
+            answer = "".join(text)
+            data["timings_ms"]["answer"] = _ms(answering)
+            data["timings_ms"]["total"] = _ms(started)
+            cited = answers.citations(answer, passages)
+            data.update(
+                answer=answer,
+                answer_source=source,
+                citations=[c.model_dump() for c in cited],
+            )
+            trace.status = "ok"
+            yield AskEvent(
+                event="end",
+                data={
+                    "trace_id": trace.id,
+                    "answer_source": source,
+                    "citations": data["citations"],
+                    "timings_ms": data["timings_ms"],
+                },
+            )
+        except asyncio.CancelledError:
+            trace.status = "cancelled"
+            raise
+        except PlanragError as exc:
+            data["error"] = {"code": exc.code, "message": exc.message}
+            yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
+        except Exception as exc:  # never a broken stream without a reason
+            log.exception("ask failed")
+            data["error"] = {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
+            yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
+        finally:
+            trace.data = data
+            try:
+                self._traces.save(trace)
+            except Exception:  # a trace must never break an answer
+                log.exception("could not store trace %s", trace.id)
+
+    @staticmethod
+    def _search_result(
+        passages: list[Passage], stages: dict[str, Any], envelope: PlanEnvelope
+    ) -> dict[str, Any]:
+        return {
+            "total": len(passages),
+            "stages": stages,
+            "relaxed": envelope.relaxed is not None,
+            "hits": [
+                {
+                    "n": p.n,
+                    "chunk_id": p.chunk_id,
+                    "doc_id": p.doc_id,
+                    "knowledge_base": p.knowledge_base,
+                    "title": p.title,
+                    "date": p.date,
+                    "score": p.score,
+                }
+                for p in passages
+            ],
+        }
+
+    async def _answer(
+        self,
+        request: AskRequest,
+        plan: SearchPlan,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+        model: str | None,
+    ) -> AsyncIterator[tuple[str, str]]:
+        """(answer_source, text delta) pairs: the LLM's stream, or an extractive/canned answer;
+        an LLM failing mid-answer is followed by the extractive answer."""
+        question = request.question
+        if plan.mode == "direct":
+            if not self._chat.configured:
+                yield "canned", answers.canned_reply(question)
+                return
+            messages = answers.direct_messages(question)
+        elif not passages:
+            yield "none", answers.no_evidence_reply(question)
+            return
+        elif not self._chat.configured:
+            yield "extractive", self._extractive(question, passages, readable)
+            return
+        else:
+            messages = answers.answer_messages(
+                question, passages, self._settings.ask.max_passage_chars
+            )
+        streamed = False
+        try:
+            async for delta in self._chat.stream(messages, model):
+                streamed = True
+                yield "llm", delta
+        except PlanragError as exc:
+            log.warning("LLM answer failed (%s); answering extractively", exc.message)
+            if plan.mode == "direct":
+                yield "canned", ("\n\n" if streamed else "") + answers.canned_reply(question)
+                return
+            prefix = "\n\n" if streamed else ""
+            yield "extractive", prefix + self._extractive(question, passages, readable)
+
+    @staticmethod
+    def _extractive(question: str, passages: list[Passage], readable: list[KnowledgeBase]) -> str:
+        words = [w for kb in readable for w in kb.user_words]
+        text = answers.extractive_answer(question, passages, words)
+        return text or answers.no_evidence_reply(question)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)
