@@ -10,6 +10,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
 from planrag.executors.ann import AnnExecutor
@@ -33,6 +34,9 @@ from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
+from planrag.stores.pgvector import PgVectorStore
+from planrag.stores.postgres import PostgresProvider
+from planrag.stores.router import VectorStoreRouter
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +59,42 @@ def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> Exe
     )
 
 
+def open_vector_stores(
+    settings: Settings, metadata: MetadataStore, postgres: PostgresProvider
+) -> VectorStoreRouter:
+    """Milvus (opened now, as before) and pgvector (opened, and its embedded server started, on
+    the first call for a KB that uses it), each KB routed by its `vector_store`."""
+    milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
+
+    def store_of(kb_id: str) -> str | None:
+        try:
+            return metadata.get_kb(kb_id).vector_store
+        except KnowledgeBaseNotFound:
+            return None
+
+    router = VectorStoreRouter(
+        store_of,
+        {
+            "milvus": lambda: milvus,
+            "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
+        },
+    )
+    router.opened("milvus")  # registered as open, so that close() closes it
+    return router
+
+
+def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
+    """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
+    if not settings.db.url and settings.pg.metadata:
+        return postgres.sqlalchemy_url()
+    return settings.database_url
+
+
 @dataclass
 class Runtime:
     settings: Settings
     metadata: MetadataStore
-    vectors: MilvusStore
+    vectors: VectorStoreRouter
     files: FileStore
     embedders: EmbedderRegistry
     bm25: BM25Store
@@ -68,6 +103,7 @@ class Runtime:
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
+    postgres: PostgresProvider
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -76,12 +112,11 @@ class Runtime:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         if settings.bm25.user_dict:
             load_user_dictionary(Path(settings.bm25.user_dict))
-        engine = make_engine(settings.database_url)
+        postgres = PostgresProvider(settings.pg, settings.pg_data_dir)
+        engine = make_engine(metadata_url(settings, postgres))
         migrations.upgrade(engine)
         metadata = MetadataStore(engine)
-        vectors = MilvusStore(
-            settings.milvus_uri, settings.milvus.token, settings.milvus.index_type
-        )
+        vectors = open_vector_stores(settings, metadata, postgres)
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
@@ -108,6 +143,7 @@ class Runtime:
                 concurrency=settings.ingest.concurrency,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
+            postgres=postgres,
         )
 
     @cached_property
@@ -144,3 +180,4 @@ class Runtime:
         self.ingestion.close()
         self.vectors.close()
         self.metadata.engine.dispose()
+        self.postgres.close()  # stops the embedded PostgreSQL if this process started it
