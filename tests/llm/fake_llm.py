@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -23,12 +23,19 @@ class Reply:
     content: str = ""
     status: int = 200
     delay_s: float = 0.0
+    # Streaming: pause between 4-character chunks; fail (drop the connection) after N chunks.
+    chunk_delay_s: float = 0.0
+    fail_after_chunks: int | None = None
 
 
 @dataclass
 class Script:
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)
+    # Answer 400 to strict json_schema requests, like servers without structured outputs.
+    reject_json_schema: bool = False
+    streams_completed: int = 0
+    streams_aborted: int = 0
 
     def next(self) -> Reply:
         return self.replies.pop(0) if self.replies else Reply(status=500, content="script empty")
@@ -45,13 +52,18 @@ def build_app(script: Script, model: str) -> FastAPI:
     async def chat(request: Request):  # type: ignore[no-untyped-def]
         body = await request.json()
         script.requests.append(body)
+        if script.reject_json_schema and (body.get("response_format") or {}).get("type") == (
+            "json_schema"
+        ):
+            message = "response_format json_schema is not supported by this server"
+            return JSONResponse({"error": {"message": message}}, status_code=400)
         reply = script.next()
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
             return JSONResponse({"error": {"message": reply.content}}, status_code=reply.status)
         if body.get("stream"):
-            return StreamingResponse(_chunks(reply.content, model), media_type="text/event-stream")
+            return StreamingResponse(_chunks(script, reply, model), media_type="text/event-stream")
         return {
             "id": "chatcmpl-test",
             "object": "chat.completion",
@@ -70,8 +82,26 @@ def build_app(script: Script, model: str) -> FastAPI:
     return app
 
 
-def _chunks(content: str, model: str) -> Iterator[str]:
-    for i in range(0, len(content), 4):
+async def _chunks(script: Script, reply: Reply, model: str) -> AsyncIterator[str]:
+    finished = False
+    try:
+        async for part in _parts(reply, model):
+            yield part
+        finished = True
+    finally:
+        if finished:
+            script.streams_completed += 1
+        else:
+            script.streams_aborted += 1
+
+
+async def _parts(reply: Reply, model: str) -> AsyncIterator[str]:
+    content = reply.content
+    for n, i in enumerate(range(0, len(content), 4)):
+        if reply.fail_after_chunks is not None and n >= reply.fail_after_chunks:
+            raise RuntimeError("scripted failure mid-stream")
+        if reply.chunk_delay_s:
+            await asyncio.sleep(reply.chunk_delay_s)
         delta = {"content": content[i : i + 4]}
         chunk = {
             "id": "c",
