@@ -11,7 +11,17 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import errors
-from planrag.app.routers import ask, documents, knowledge_bases, retrieve, system
+from planrag.app.routers import (
+    ask,
+    documents,
+    knowledge_bases,
+    retrieve,
+    spec000_rag,
+    spec000_reranker,
+    spec003,
+    spec004,
+    system,
+)
 from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.runtime import Runtime
@@ -27,6 +37,10 @@ TAGS = [
         "description": "Planned question answering over SSE, plan inspection, stored traces",
     },
     {"name": "system", "description": "Health"},
+    {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
+    {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
+    {"name": "spec-003", "description": "Spec 003: retrieval service (/api/v1/rag, …)"},
+    {"name": "spec-004", "description": "Spec 004: LightRAG-style retrieval (/api/v1/retrieve)"},
 ]
 
 
@@ -57,6 +71,7 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
-    for router in (knowledge_bases, documents, retrieve, ask, system):
+    dialects = (spec000_rag, spec000_reranker, spec003, spec004)
+    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     return app

@@ -1,0 +1,125 @@
+"""Error bodies fixed by an API dialect (spec 000's `result_code`/`error` + Korean `message`,
+spec 004's `{success, result, error, execution_time}` envelope).
+
+The app's one handler (`app/errors.py`) writes planrag's own error body. A dialect whose spec
+fixes another body uses `DialectRoute` as its router's route class: every error raised while
+handling one of its routes — request validation included — goes to that route's *error mapper*,
+which turns it into the spec's body. Routes still raise domain errors, never HTTPException.
+
+A mapper is chosen per endpoint with `@maps_errors(mapper)` or for the whole router with
+`dialect_route(mapper)`. The route also notes when handling started (`started(request)`), for
+bodies that report an execution time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+
+from planrag.core.errors import PlanragError
+
+log = logging.getLogger(__name__)
+
+ErrorMapper = Callable[[Request, Exception], Awaitable[Response]]
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+_MAPPER = "__planrag_error_mapper__"
+
+
+def maps_errors(mapper: ErrorMapper) -> Callable[[Endpoint], Endpoint]:
+    """Give one endpoint its dialect's error mapper (put it under the route decorator)."""
+
+    def mark(endpoint: Endpoint) -> Endpoint:
+        setattr(endpoint, _MAPPER, mapper)
+        return endpoint
+
+    return mark
+
+
+def dialect_route(default: ErrorMapper | None = None) -> type[APIRoute]:
+    """A route class mapping errors with the endpoint's mapper, else `default`."""
+
+    class DialectRoute(APIRoute):
+        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handler = super().get_route_handler()
+            mapper: ErrorMapper | None = getattr(self.endpoint, _MAPPER, default)
+            if mapper is None:
+                return handler
+
+            async def run(request: Request) -> Response:
+                request.state.started = time.perf_counter()
+                try:
+                    return await handler(request)
+                except Exception as exc:
+                    _log(request, exc)
+                    return await mapper(request, exc)
+
+            return run
+
+    return DialectRoute
+
+
+def _log(request: Request, exc: Exception) -> None:
+    """Unexpected errors with their traceback; domain errors as one line (5xx as warnings)."""
+    where = f"{request.method} {request.url.path}"
+    if isinstance(exc, PlanragError):
+        level = logging.WARNING if exc.status >= 500 else logging.INFO
+        log.log(level, "%s: %s %s", where, exc.code, exc.message)
+    elif not isinstance(exc, RequestValidationError):
+        log.error("%s: unexpected error", where, exc_info=exc)
+
+
+def reason(exc: Exception) -> str | None:
+    """What a domain error says (e.g. the setting to change); None for unexpected errors,
+    whose details stay in the server log."""
+    return exc.message if isinstance(exc, PlanragError) else None
+
+
+def started(request: Request) -> float:
+    value = getattr(request.state, "started", None)
+    return float(value) if value is not None else time.perf_counter()
+
+
+def elapsed(request: Request) -> float:
+    """Seconds since the route started handling the request."""
+    return round(time.perf_counter() - started(request), 6)
+
+
+def invalid_fields(exc: RequestValidationError) -> list[str]:
+    """The parameter or body field names a validation error is about, in order."""
+    names = []
+    for error in exc.errors():
+        loc = [str(part) for part in error.get("loc", ()) if not isinstance(part, int)]
+        names.append(loc[1] if len(loc) > 1 and loc[0] in ("query", "body") else ".".join(loc))
+    return names
+
+
+def describe(exc: RequestValidationError) -> str:
+    """`field: message; …` of a validation error, for humans."""
+    parts = []
+    for error in exc.errors():
+        loc = [str(p) for p in error.get("loc", ())]
+        if loc and loc[0] in ("query", "body", "path", "header"):
+            loc = loc[1:]
+        parts.append(f"{'.'.join(loc) or 'body'}: {error.get('msg', '')}")
+    return "; ".join(parts)
+
+
+async def body_is_empty(request: Request) -> bool:
+    """True when the request carried no JSON data: no body, `null`, `{}`, `[]` or `""`."""
+    try:
+        raw = await request.body()
+    except RuntimeError:  # the stream was consumed without being cached
+        return False
+    if not raw.strip():
+        return True
+    try:
+        return json.loads(raw) in (None, {}, [], "")
+    except ValueError:
+        return False

@@ -1,0 +1,245 @@
+"""Spec 004, the LightRAG-style retrieval API: GET /api/v1/retrieve/resources (every readable
+knowledge base as `rag://<name>`) and POST /api/v1/retrieve (`local_search`: chunks;
+`background_search`: an answer with entities and relationships).
+
+Every answer, errors included, is the spec's envelope `{success, result, error,
+execution_time}` (the router's `DialectRoute` maps errors into it). Knowledge bases are reached
+only through `AccessDep`, where authentication (X-API-Key / OAuth2 bearer) will scope them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from planrag.app.dependencies import AccessDep, DialectsDep
+from planrag.app.dialect_errors import describe, dialect_route, elapsed
+from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, NotAvailable, PlanragError
+from planrag.core.types import KnowledgeBase
+from planrag.services.access import KnowledgeBaseAccess
+
+TAG = "spec-004"
+URI_SCHEME = "rag://"
+NO_RESOURCES = "No available resources"
+INVALID_SEARCH_TYPE = "Invalid search type"
+
+
+def _envelope(status: int, error: str, request: Request) -> JSONResponse:
+    body = {"success": False, "result": None, "error": error, "execution_time": elapsed(request)}
+    return JSONResponse(body, status_code=status)
+
+
+async def envelope_errors(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RequestValidationError):
+        return _envelope(422, f"Invalid request: {describe(exc)}", request)
+    if isinstance(exc, KnowledgeBaseNotFound):
+        return _envelope(404, NO_RESOURCES, request)
+    if isinstance(exc, PlanragError):
+        return _envelope(exc.status, exc.message, request)
+    return _envelope(500, "Internal server error", request)
+
+
+router = APIRouter(
+    prefix="/api/v1/retrieve", tags=[TAG], route_class=dialect_route(envelope_errors)
+)
+
+
+class Resource(BaseModel):
+    uri: str
+    title: str
+    description: str
+
+
+class ResourcesResponse(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "success": True,
+                    "resources": [
+                        {
+                            "uri": "rag://default",
+                            "title": "default",
+                            "description": "knowledge base",
+                        }
+                    ],
+                    "execution_time": 0.012,
+                }
+            ]
+        }
+    )
+
+    success: bool = True
+    resources: list[Resource]
+    execution_time: float
+
+
+@router.get("/resources", response_model=ResourcesResponse, summary="检索资源列表")
+def resources(request: Request, access: AccessDep) -> ResourcesResponse:
+    """Every knowledge base the caller may read, as `rag://<name>`."""
+    items = [
+        Resource(
+            uri=f"{URI_SCHEME}{kb.name}",
+            title=kb.name,
+            description=kb.description or "knowledge base",
+        )
+        for kb in access.readable()
+    ]
+    return ResourcesResponse(resources=items, execution_time=elapsed(request))
+
+
+class RetrieveBody(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "query": "什么是 RAG",
+                    "max_results": 5,
+                    "resources": ["rag://default"],
+                    "local_search": True,
+                }
+            ]
+        }
+    )
+
+    query: str = Field(min_length=1, max_length=2000)
+    max_results: int = Field(default=10, ge=1, le=100)
+    resources: list[str] = Field(max_length=100, description="rag://<name> URIs, at least one")
+    local_search: bool = False
+    background_search: bool = False
+
+
+class LocalChunk(BaseModel):
+    id: str
+    doc_id: str
+    content: str
+    chunk_index: int
+    score: float = Field(description="final score (hybrid retrieval), [0, 1]")
+    similarity: float | None = Field(description="cosine similarity to the query, [0, 1]")
+    file_path: str = Field(description="extension: the document's file name or spec-000 id")
+    resource: str = Field(description="extension: the rag:// URI it came from")
+
+
+class LocalMetadata(BaseModel):
+    query: str
+    mode: str = "local"
+    top_k: int
+    chunk_top_k: int
+    retrieved_chunks: int
+
+
+class LocalResult(BaseModel):
+    query: str
+    chunks: list[LocalChunk]
+    metadata: LocalMetadata
+    total_results: int
+
+
+class RetrieveEnvelope(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "success": True,
+                    "result": {
+                        "query": "什么是 RAG",
+                        "chunks": [
+                            {
+                                "id": "0b7c…:0",
+                                "doc_id": "0b7c…",
+                                "content": "Retrieval-Augmented Generation (RAG) 是一种...",
+                                "chunk_index": 0,
+                                "score": 0.92,
+                                "similarity": 0.87,
+                                "file_path": "docs/rag.md",
+                                "resource": "rag://default",
+                            }
+                        ],
+                        "metadata": {
+                            "query": "什么是 RAG",
+                            "mode": "local",
+                            "top_k": 5,
+                            "chunk_top_k": 5,
+                            "retrieved_chunks": 1,
+                        },
+                        "total_results": 1,
+                    },
+                    "error": None,
+                    "execution_time": 0.183,
+                },
+                {
+                    "success": False,
+                    "result": None,
+                    "error": NO_RESOURCES,
+                    "execution_time": 0.005,
+                },
+            ]
+        }
+    )
+
+    success: bool = True
+    result: LocalResult | dict[str, Any] | None
+    error: str | None = None
+    execution_time: float
+
+
+def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[KnowledgeBase]:
+    names = [uri[len(URI_SCHEME) :] for uri in uris if uri.startswith(URI_SCHEME)]
+    if not uris or len(names) != len(uris) or not all(names):
+        raise InvalidInput(NO_RESOURCES)
+    return [access.read(name) for name in dict.fromkeys(names)]
+
+
+@router.post(
+    "",
+    response_model=RetrieveEnvelope,
+    summary="按模式检索 (local_search | background_search)",
+    responses={
+        400: {"description": f"{NO_RESOURCES} (empty or malformed) / {INVALID_SEARCH_TYPE}"},
+        404: {"description": f"{NO_RESOURCES} (unknown or unreadable URI)"},
+        501: {"description": "background_search is not available yet"},
+    },
+)
+def retrieve(
+    request: Request, body: RetrieveBody, access: AccessDep, dialects: DialectsDep
+) -> RetrieveEnvelope:
+    """`local_search`: the best `max_results` chunks of the resources (hybrid retrieval, at
+    most 50 per resource). `background_search`: not available yet (501). Exactly one of the
+    two must be true."""
+    if body.local_search == body.background_search:
+        raise InvalidInput(INVALID_SEARCH_TYPE)
+    kbs = _knowledge_bases(access, body.resources)
+    if body.background_search:
+        # TODO(ask): answer with the ask service (background + entities + relationships; empty
+        # lists and a note when the KB has no graph) once the planner's answer service lands.
+        raise NotAvailable("background_search is not available yet; use local_search")
+    hits = dialects.search.search(kbs, body.query, body.max_results)
+    chunks = [
+        LocalChunk(
+            id=h.chunk_id,
+            doc_id=h.document.doc_id,
+            content=h.text,
+            chunk_index=h.hit.metadata.position or 0,
+            score=round(h.score, 6),
+            similarity=None if h.similarity is None else round(h.similarity, 6),
+            file_path=h.document.filename,
+            resource=f"{URI_SCHEME}{h.knowledge_base}",
+        )
+        for h in hits
+    ]
+    result = LocalResult(
+        query=body.query,
+        chunks=chunks,
+        metadata=LocalMetadata(
+            query=body.query,
+            top_k=body.max_results,
+            chunk_top_k=body.max_results,
+            retrieved_chunks=len(chunks),
+        ),
+        total_results=len(chunks),
+    )
+    return RetrieveEnvelope(result=result, execution_time=elapsed(request))
