@@ -1,4 +1,5 @@
-"""`ann`: approximate nearest neighbours in the vector store, cosine scores."""
+"""`ann`: approximate nearest neighbours in the vector store, cosine scores (title-weighted when
+`title_weight` > 0)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ class AnnExecutor:
     name = "ann"
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
-        hits = ctx.vectors.search(ctx.kb.id, ctx.vector, params.top_k, params.where)
+        hits = ctx.dense_search(params.top_k, params.where, params.title_weight)
         return [
-            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
+            Candidate(
+                chunk_id=h.chunk_id,
+                doc_id=h.doc_id,
+                score=h.score,
+                dense=h.score,
+                title=h.title_score,
+            )
             for h in hits
         ]

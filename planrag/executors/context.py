@@ -12,7 +12,7 @@ from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import Filter
-from planrag.stores.vector import VectorStore
+from planrag.stores.vector import VectorHit, VectorStore, title_weighted_search
 
 
 class Candidate(BaseModel):
@@ -21,7 +21,10 @@ class Candidate(BaseModel):
     chunk_id: str
     doc_id: str
     score: float = Field(ge=0.0, le=1.0)
-    dense: float | None = Field(default=None, description="cosine similarity to the query")
+    dense: float | None = Field(
+        default=None, description="cosine similarity to the query (title-weighted if asked)"
+    )
+    title: float | None = Field(default=None, description="cosine to the document's title")
     lexical: float | None = Field(default=None, description="normalised BM25 score")
     rerank: float | None = None
     l2_distance: float | None = None
@@ -32,6 +35,12 @@ class SearchParams(BaseModel):
     where: Filter | None = None
     hybrid_mode: str = "sequential"
     rrf_k: int = Field(default=60, ge=1, le=1000)
+    title_weight: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="dense score = (1 − w)·cos(chunk) + w·cos(document title) (spec 002 weights)",
+    )
 
 
 class QueryContext:
@@ -59,6 +68,32 @@ class QueryContext:
     @cached_property
     def tokens(self) -> list[str]:
         return LexicalTokenizer(self.kb.user_words).tokenize(self.text)
+
+    def dense_search(
+        self, top_k: int, where: Filter | None, title_weight: float = 0.0
+    ) -> list[VectorHit]:
+        """Nearest chunks by cosine, title-weighted when `title_weight` > 0."""
+        return title_weighted_search(
+            self.vectors, self.kb.id, self.vector, top_k, where, title_weight
+        )
+
+    def weigh_titles(
+        self, scores: dict[str, float], doc_of: dict[str, str], title_weight: float
+    ) -> tuple[dict[str, float], dict[str, float]]:
+        """Chunk cosines → title-weighted scores, and each chunk's title cosine (when its
+        document has a title vector; otherwise the chunk score is kept)."""
+        if title_weight <= 0.0 or not scores:
+            return scores, {}
+        titles = self.vectors.title_scores(
+            self.kb.id, self.vector, sorted({doc_of[c] for c in scores})
+        )
+        weighted, title_of = dict(scores), {}
+        for chunk_id, cos in scores.items():
+            title = titles.get(doc_of[chunk_id])
+            if title is not None:
+                title_of[chunk_id] = title
+                weighted[chunk_id] = min(1.0, (1.0 - title_weight) * cos + title_weight * title)
+        return weighted, title_of
 
     def dense_scores(self, chunk_ids: list[str]) -> dict[str, float]:
         """Exact cosine similarity of the query to the given chunks (their stored vectors)."""

@@ -39,11 +39,11 @@ class HybridExecutor:
             )
         ctx.fusion = fusion
         dense = (
-            ctx.vectors.search(ctx.kb.id, ctx.vector, pool, params.where)
+            ctx.dense_search(pool, params.where, params.title_weight)
             if fusion.dense_weight > 0
             else []
         )
-        legs = _Legs(ctx, lexical, dense, fusion.dense_weight > 0)
+        legs = _Legs(ctx, lexical, dense, fusion.dense_weight > 0, params.title_weight)
         if params.hybrid_mode == "parallel":
             order = _rrf(legs, fusion, params.rrf_k)
         else:
@@ -55,16 +55,25 @@ class _Legs:
     """Both legs' results, each candidate completed with the other leg's score."""
 
     def __init__(
-        self, ctx: QueryContext, lexical: list[LexicalHit], dense: list[VectorHit], use_dense: bool
+        self,
+        ctx: QueryContext,
+        lexical: list[LexicalHit],
+        dense: list[VectorHit],
+        use_dense: bool,
+        title_weight: float = 0.0,
     ) -> None:
         self.lexical_order = [h.chunk_id for h in lexical]
         self.dense_order = [h.chunk_id for h in dense]
         self.docs = {h.chunk_id: h.doc_id for h in lexical}
         self.docs.update({h.chunk_id: h.doc_id for h in dense})
         self.lexical = {h.chunk_id: h.score for h in lexical}
-        self.dense = {h.chunk_id: h.score for h in dense}
+        self.dense = {h.chunk_id: h.score for h in dense}  # title-weighted by the search
+        self.titles = {h.chunk_id: h.title_score for h in dense if h.title_score is not None}
         if use_dense:
-            self.dense.update(ctx.dense_scores([c for c in self.docs if c not in self.dense]))
+            extra = ctx.dense_scores([c for c in self.docs if c not in self.dense])
+            extra, titles = ctx.weigh_titles(extra, self.docs, title_weight)
+            self.dense.update(extra)
+            self.titles.update(titles)
         missing = [c for c in self.docs if c not in self.lexical]
         if missing:
             self.lexical.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing))
@@ -81,6 +90,7 @@ class _Legs:
             score=self.fused(chunk_id, fusion),
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
+            title=self.titles.get(chunk_id),
         )
 
 

@@ -39,8 +39,14 @@ class KeywordExecutor:
         if matched is None:
             return []
         where = matched if params.where is None else And(items=[params.where, matched])
-        hits = ctx.vectors.search(ctx.kb.id, ctx.vector, params.top_k, where)
+        hits = ctx.dense_search(params.top_k, where, params.title_weight)
         return [
-            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
+            Candidate(
+                chunk_id=h.chunk_id,
+                doc_id=h.doc_id,
+                score=h.score,
+                dense=h.score,
+                title=h.title_score,
+            )
             for h in hits
         ]

@@ -38,12 +38,18 @@ class TwoStageExecutor:
         self._registry = registry
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
-        hits = ctx.vectors.search(
-            ctx.kb.id, ctx.vector, max(TWO_STAGE_CANDIDATES, params.top_k), params.where
+        hits = ctx.dense_search(
+            max(TWO_STAGE_CANDIDATES, params.top_k), params.where, params.title_weight
         )
         texts = {h.chunk_id: h.text for h in hits}
         candidates = [
-            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
+            Candidate(
+                chunk_id=h.chunk_id,
+                doc_id=h.doc_id,
+                score=h.score,
+                dense=h.score,
+                title=h.title_score,
+            )
             for h in hits
         ]
         scores = self._registry.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])

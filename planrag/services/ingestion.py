@@ -41,7 +41,7 @@ from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.vector import TitleRecord, VectorRecord, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,14 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
         date=meta.date_int(),
         vector=vector,
     )
+
+
+def title_text(doc: Document) -> str:
+    """What a document's title vector embeds: its title, else its filename as words."""
+    if doc.metadata.title and doc.metadata.title.strip():
+        return doc.metadata.title.strip()
+    stem = doc.filename.rsplit(".", 1)[0] if "." in doc.filename else doc.filename
+    return " ".join(stem.replace("_", " ").replace("-", " ").split())
 
 
 class UploadItem(BaseModel):
@@ -266,6 +274,7 @@ class IngestionService:
             for orphan in self._vectors.doc_ids(kb.id) - known:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
+                self._vectors.delete_titles(kb.id, [orphan])
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
@@ -344,6 +353,23 @@ class IngestionService:
                     self._vectors.upsert(kb_id, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
+        self._write_titles(prepared)
+
+    def _write_titles(self, prepared: list[_Prepared]) -> None:
+        """One title vector per document (spec 002's title weighting)."""
+        by_embedder: dict[int, list[tuple[_Prepared, str]]] = {}
+        for item in prepared:
+            if text := title_text(item.doc):
+                by_embedder.setdefault(id(item.embedder), []).append((item, text))
+        for group in by_embedder.values():
+            vectors = group[0][0].embedder.embed([text for _, text in group])
+            by_kb: dict[str, list[TitleRecord]] = {}
+            for (item, _), vector in zip(group, vectors, strict=True):
+                by_kb.setdefault(item.doc.kb_id, []).append(
+                    TitleRecord(doc_id=item.doc.id, vector=vector)
+                )
+            for kb_id, records in by_kb.items():
+                self._vectors.upsert_titles(kb_id, records)
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
@@ -353,6 +379,7 @@ class IngestionService:
             return self._metadata.get_document(doc.id)
         except NotFound:  # deleted while it was being indexed: drop what was just written
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
+            self._vectors.delete_titles(doc.kb_id, [doc.id])
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
@@ -363,6 +390,7 @@ class IngestionService:
         for start in range(0, len(chunk_ids), 1000):
             batch = chunk_ids[start : start + 1000]
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
+        self._vectors.delete_titles(doc.kb_id, [doc.id])
         self._metadata.delete_chunks(doc.id)
 
     def _fail(self, doc: Document, reason: str) -> Document:

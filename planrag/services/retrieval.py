@@ -59,6 +59,21 @@ class RetrieveFilters(BaseModel):
         return items[0] if len(items) == 1 else And(items=items)
 
 
+class ScoreWeights(BaseModel):
+    """Spec 002's weights: dense score = chunk·cos(chunk) + title·cos(document title)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chunk: float = Field(default=1.0, ge=0.0, le=1.0)
+    title: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> ScoreWeights:
+        if abs(self.chunk + self.title - 1.0) > 1e-6:
+            raise ValueError("weights.chunk + weights.title must be 1")
+        return self
+
+
 class RetrieveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +88,11 @@ class RetrieveRequest(BaseModel):
     hybrid_mode: Literal["sequential", "parallel"] = "sequential"
     rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (parallel hybrid)")
     filters: RetrieveFilters | None = None
+    weights: ScoreWeights | None = Field(
+        default=None,
+        description="title weighting of dense scores (ann, hybrid's dense leg, keyword, "
+        "2-stage); documents without a title vector keep their chunk score",
+    )
     use_reranker: bool = Field(default=False, description="rerank (every strategy but 2-stage)")
     reranker_top_k: int = Field(default=5, ge=1, le=20)
     reranker_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -129,6 +149,7 @@ class RetrievalService:
             where=request.filters.to_filter() if request.filters else None,
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
+            title_weight=request.weights.title if request.weights else 0.0,
         )
         found = self._post_process(ctx, request, executor.run(ctx, params))
         found = [c for c in found if c.score >= threshold]
@@ -223,6 +244,7 @@ class RetrievalService:
                         parent_id=chunk.parent_id,
                         matched_text=chunk.text if parent else None,
                         dense_score=cand.dense,
+                        title_score=cand.title,
                         lexical_score=cand.lexical,
                         rerank_score=cand.rerank,
                         l2_distance=cand.l2_distance,
