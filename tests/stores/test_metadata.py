@@ -1,7 +1,8 @@
-"""Metadata DB: migrations up/down/up on SQLite, and the store's behaviour."""
+"""Metadata DB: migrations up/down/up and the store's behaviour, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,15 +13,24 @@ from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, Knowledge
 from planrag.core.types import Chunk, ChunkKind, DocumentMetadata, DocumentStatus, KnowledgeBase
 from planrag.stores import migrations
 from planrag.stores.metadata import MetadataStore, make_engine
+from tests.pg import sqlalchemy_url
 
 TABLES = {"knowledge_bases", "documents", "chunks"}
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'meta.db'}"
+    return sqlalchemy_url(request.getfixturevalue("pg_database"))
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> MetadataStore:
-    engine = make_engine(f"sqlite:///{tmp_path / 'meta.db'}")
+def store(db_url: str) -> Iterator[MetadataStore]:
+    engine = make_engine(db_url)
     migrations.upgrade(engine)
-    return MetadataStore(engine)
+    yield MetadataStore(engine)
+    engine.dispose()
 
 
 def new_kb(name: str = "kb") -> KnowledgeBase:
@@ -35,8 +45,8 @@ def new_kb(name: str = "kb") -> KnowledgeBase:
     )
 
 
-def test_migrations_upgrade_downgrade_upgrade(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+def test_migrations_upgrade_downgrade_upgrade(db_url: str) -> None:
+    engine = make_engine(db_url)
     migrations.upgrade(engine)
     assert set(inspect(engine).get_table_names()) >= TABLES
     migrations.downgrade(engine, "base")
@@ -44,18 +54,20 @@ def test_migrations_upgrade_downgrade_upgrade(tmp_path: Path) -> None:
     migrations.upgrade(engine)
     assert set(inspect(engine).get_table_names()) >= TABLES
     migrations.upgrade(engine)  # already at head: a no-op
+    engine.dispose()
 
 
-def test_migration_matches_the_orm_models(tmp_path: Path) -> None:
+def test_migration_matches_the_orm_models(db_url: str) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
     from planrag.stores.tables import Base
 
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    engine = make_engine(db_url)
     migrations.upgrade(engine)
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    engine.dispose()
     assert diff == []
 
 
@@ -110,3 +122,9 @@ def test_chunks_cascade_with_documents_and_kbs(store: MetadataStore) -> None:
     with pytest.raises(DocumentNotFound):
         store.get_document(doc.id)
     assert store.get_chunks([f"{doc.id}:0"]) == {}
+
+
+def test_the_vector_store_is_kept(store: MetadataStore) -> None:
+    assert store.create_kb(new_kb("m")).vector_store == "milvus"
+    kb = store.create_kb(new_kb("p").model_copy(update={"vector_store": "pgvector"}))
+    assert store.get_kb(kb.id).vector_store == "pgvector"
