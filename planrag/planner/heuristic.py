@@ -100,8 +100,8 @@ class HeuristicPlanner:
             time = TimeFilter.of(start, end, found.expression)
             rest = rest.replace(found.expression, " ")
             reasons.append(f"time '{found.expression}'")
+        sort = detect_sort(rest)  # before the count words go: "3 most recent posts"
         limit, rest = detect_limit(rest)
-        sort = detect_sort(rest)
         if limit:
             reasons.append(f"limit {limit}")
         if sort != "relevance":

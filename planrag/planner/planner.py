@@ -184,7 +184,15 @@ class Planner:
         started: float,
     ) -> PlanEnvelope:
         plan = envelope.plan
-        if self._count is not None and plan.mode != "direct" and not _only_scope(plan.filters):
+        documents = sum(
+            kb.facets.documents for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases
+        )
+        if (
+            self._count is not None
+            and plan.mode != "direct"
+            and documents > 0  # an empty KB has nothing to relax towards
+            and not _only_scope(plan.filters)
+        ):
             counted = time.perf_counter()
             if self._count(plan, scope) == 0:
                 kept = Filters(doc_ids=plan.filters.doc_ids)

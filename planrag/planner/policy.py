@@ -26,6 +26,7 @@ class PlanRejected(Exception):
 
 
 _VALIDATOR = jsonschema.Draft202012Validator(plan_json_schema())
+BOUNDS = ("maximum", "minimum", "maxLength", "maxItems")
 
 
 def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
@@ -41,7 +42,7 @@ def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
     for error in sorted(_VALIDATOR.iter_errors(data), key=lambda e: -len(e.absolute_path)):
         if not _clamp(data, error, notes):
             where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-            raise PlanRejected(f"schema: {where}: {error.message}")
+            raise PlanRejected(f"schema: {where}: {error.message[:300]}")
     try:
         return SearchPlan.model_validate(data)
     except ValidationError as exc:
@@ -67,7 +68,12 @@ def _normalise_weights(data: dict[str, Any], notes: list[str]) -> None:
 def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[str]) -> bool:
     """Bring a value inside its schema bound; False when the error is of another kind."""
     path = list(error.absolute_path)
-    if not path or error.validator not in ("maximum", "minimum", "maxLength", "maxItems"):
+    if error.validator in ("anyOf", "oneOf"):  # a nullable field: the non-null branch's bound
+        bounded = [e for e in error.context or () if e.validator in BOUNDS and not e.relative_path]
+        if not bounded:
+            return False
+        error = bounded[0]
+    if not path or error.validator not in BOUNDS:
         return False
     parent: Any = data
     for key in path[:-1]:

@@ -525,6 +525,14 @@ def resolve(text: str, now: datetime | None = None, tz: ZoneInfo = SEOUL) -> Dat
     tail = _SINCE_AFTER.match(after) or _UNTIL_AFTER.match(after) or _BEFORE_AFTER.match(after)
     if tail:
         expression += tail[0]
+    lead = (
+        _SINCE_BEFORE.search(before)
+        or _AFTER_BEFORE.search(before)
+        or _UNTIL_BEFORE.search(before)
+        or _BEFORE_BEFORE.search(before)
+    )
+    if lead:  # the expression must resolve the same way on its own (the LLM planner re-reads it)
+        expression = lead[0] + expression
     if _SINCE_AFTER.match(after) or _SINCE_BEFORE.search(before):
         return _clip(first.start, today, expression, today)
     if _AFTER_BEFORE.search(before):

@@ -30,6 +30,8 @@ from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
 log = logging.getLogger(__name__)
+# With sort newest/oldest, candidates below this fraction of the best score are dropped first.
+SORT_RELEVANCE_FLOOR = 0.5
 
 
 class LLMChoice(BaseModel):
@@ -188,6 +190,10 @@ class AskService:
                 best.setdefault(item[1].doc_id, item)
             found = list(best.values())
         if plan.sort != "relevance":
+            # Date order among the relevant only: a weak match must not win by being recent.
+            if found:
+                floor = found[0][1].score * SORT_RELEVANCE_FLOOR
+                found = [x for x in found if x[1].score >= floor]
             newest = plan.sort == "newest"
             dated = [x for x in found if x[1].metadata.date]
             undated = [x for x in found if not x[1].metadata.date]

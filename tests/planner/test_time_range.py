@@ -165,3 +165,10 @@ def test_dateparser_helps_only_with_absolute_dates() -> None:
     now = at("2025-11-21T10:00")
     assert parse_absolute("15/03/2024", now).iso() == ("2024-03-15", "2024-03-15")
     assert parse_absolute("지난 9월", now) is None  # no digit: never guessed
+
+
+@pytest.mark.parametrize("question, now, start, end", TABLE)
+def test_the_expression_alone_resolves_the_same(question, now, start, end) -> None:
+    """The LLM planner re-resolves the extracted expression: it must mean the same on its own."""
+    found = resolve(question, at(now))
+    assert resolve(found.expression, at(now)).iso() == (start, end)
