@@ -27,7 +27,8 @@ from tests.servers import serve
 NOW = "2025-11-21T10:00:00+09:00"
 DOCS = [
     ("metaverse.md", "메타버스는 가상과 현실이 융합된 공간이다. 삼성전자는 메타버스 플랫폼에 "
-     "대규모 투자를 발표했다.", {"date": "20250910", "author": "삼성전자", "title": "메타버스 뉴스"}),
+     "대규모 투자를 발표했다.",
+     {"date": "20250910", "author": "삼성전자", "title": "메타버스 뉴스"}),
     ("chips.md", "반도체 수출이 9월에 크게 늘었다. 메모리 반도체 가격이 상승했다.",
      {"date": "20250925", "author": "연합뉴스", "title": "반도체 수출"}),
     ("rates.md", "The central bank raised interest rates by 0.25 percentage points.",
