@@ -182,7 +182,9 @@ BATCH_EXAMPLE = [{"query": "메타버스 최신 동향", "results": [EXAMPLE_CAN
 def batch_rerank(
     body: Annotated[
         list[RerankBody],
-        Body(max_length=100, openapi_examples={"one query": {"value": BATCH_EXAMPLE}}),
+        Body(
+            min_length=1, max_length=100, openapi_examples={"one query": {"value": BATCH_EXAMPLE}}
+        ),
     ],
     dialects: DialectsDep,
     top_k: TopK = None,

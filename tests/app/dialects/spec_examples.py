@@ -1,0 +1,166 @@
+"""The request examples of the specification documents (../shared/spec), parsed at test time:
+curl commands (spec 000, 004), bare `METHOD /path` lines (spec 004) and the JSON request bodies
+of spec 003. Spec typos are repaired only where a test says so (`repaired`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+SPEC_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec"
+FENCE = re.compile(r"^```[a-z]*\s*$")
+
+
+def spec_text(prefix: str) -> str:
+    """The text of spec `prefix` (e.g. "000"); fails clearly when ../shared/spec is missing."""
+    if not SPEC_DIR.is_dir():
+        raise AssertionError(
+            f"{SPEC_DIR.resolve()} is missing: the contract tests read the specification "
+            "documents from ../shared/spec beside the checkout (CI provides it)"
+        )
+    matches = sorted(SPEC_DIR.glob(f"{prefix}_*.txt"))
+    assert len(matches) == 1, f"expected one spec {prefix}_*.txt in {SPEC_DIR}, got {matches}"
+    return matches[0].read_text(encoding="utf-8")
+
+
+@dataclass
+class Example:
+    method: str
+    path: str  # path and query, as written (percent-escapes kept)
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    raw_body: str | None = None
+    repaired: bool = False  # the spec's JSON was malformed and closed by close_brackets
+
+    @property
+    def route(self) -> str:
+        return urlsplit(self.path).path
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """Contents of ``` fences; a fence that follows another with only blank lines between
+    is kept separate (the caller decides whether they belong together)."""
+    blocks, current, inside = [], [], False
+    for line in text.splitlines():
+        if FENCE.match(line.strip()):
+            if inside:
+                blocks.append("\n".join(current))
+                current = []
+            inside = not inside
+        elif inside:
+            current.append(line)
+    return blocks
+
+
+def close_brackets(text: str) -> str:
+    """Append the closers of brackets left open (outside strings) to a truncated JSON text."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            escaped = ch == "\\" and not escaped
+            if ch == '"' and not escaped:
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+        elif ch in "]}" and stack:
+            stack.pop()
+    return text + "".join(reversed(stack))
+
+
+def _join_curl(blocks: list[str]) -> list[str]:
+    """Curl commands, a command split over several fences joined (spec 000 §8)."""
+    commands, i = [], 0
+    while i < len(blocks):
+        if not blocks[i].lstrip().startswith("curl "):
+            i += 1
+            continue
+        command = blocks[i]
+        i += 1
+        while i < len(blocks) and not _complete(command):
+            command += "\n" + blocks[i]
+            i += 1
+        commands.append(command)
+    return commands
+
+
+def _complete(command: str) -> bool:
+    try:
+        shlex.split(command)
+    except ValueError:
+        return False
+    return True
+
+
+def _body(raw: str) -> tuple[Any, bool]:
+    try:
+        return json.loads(raw), False
+    except json.JSONDecodeError:
+        return json.loads(close_brackets(raw)), True
+
+
+def parse_curl(command: str) -> Example:
+    tokens = shlex.split(re.sub(r"\\\n", " ", command))  # line continuations
+    assert tokens[0] == "curl", command
+    method, url, headers, raw = "GET", "", {}, None
+    i = 1
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "-X":
+            method, i = tokens[i + 1], i + 2
+        elif token == "-H":
+            name, _, value = tokens[i + 1].partition(":")
+            headers[name.strip()] = value.strip()
+            i += 2
+        elif token in ("-d", "--data", "--data-raw"):
+            raw, i = tokens[i + 1], i + 2
+            method = method if "-X" in tokens else "POST"
+        else:
+            url, i = re.sub(r"\s+", "", token), i + 1
+    parts = urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    body, repaired = _body(raw) if raw is not None else (None, False)
+    return Example(method, path, headers, body, raw, repaired)
+
+
+def curl_examples(text: str) -> list[Example]:
+    return [parse_curl(c) for c in _join_curl(fenced_blocks(text))]
+
+
+def request_lines(text: str) -> list[Example]:
+    """Fenced `GET /path` requests without a body (spec 004's resource listing)."""
+    found = []
+    for block in fenced_blocks(text):
+        lines = [line.strip() for line in block.strip().splitlines()]
+        match = re.fullmatch(r"(GET) (/\S*)", lines[0]) if lines else None
+        if match and len(lines) == 1:
+            found.append(Example(match.group(1), match.group(2)))
+    return found
+
+
+def json_requests(text: str) -> list[tuple[str, str]]:
+    """Spec 003's requests: (the `POST /path` heading above, the JSON text after `Request`)."""
+    found, route = [], None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        heading = re.fullmatch(r"(POST|GET) (/\S+)", line.strip())
+        if heading:
+            route = heading.group(2)
+        if line.strip() == "Request" and i + 1 < len(lines) and lines[i + 1].startswith("{"):
+            depth, body = 0, []
+            for candidate in lines[i + 1 :]:
+                body.append(candidate)
+                depth += candidate.count("{") - candidate.count("}")
+                if depth == 0:
+                    break
+            assert route, "a Request block before any endpoint heading"
+            found.append((route, "\n".join(body)))
+    return found
