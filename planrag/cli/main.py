@@ -1,4 +1,4 @@
-"""The `planrag` command: serve, kb, ingest."""
+"""The `planrag` command: serve, kb, ingest, ask, plan, eval."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from planrag.cli import ask as ask_commands
 from planrag.core.errors import KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
@@ -303,6 +304,9 @@ def eval_command(
     for key, value in report.as_json().items():
         table.add_row(key, json.dumps(value))
     Console().print(table)
+
+
+ask_commands.register(app, _runtime)
 
 
 def main() -> None:

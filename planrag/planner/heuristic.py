@@ -33,7 +33,7 @@ _OLDEST = re.compile(
     r"오래된|과거\s*순|옛날\s*순|예전\s*순|오래된\s*순|\boldest\b|\bearliest\b|\bchronological",
     re.IGNORECASE,
 )
-_KO_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:개(?!월)|건|편|가지|개의|건의|개만|건만)")
+_KO_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:개만|건만|개의|건의|개(?!월)|건|편|가지)")
 _KO_NATIVE = re.compile(
     r"(?<![가-힣])(하나|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:개(?!월)|건|편|가지)"
     r"|(?<![가-힣])(하나|둘|셋|넷)(?:만|\s|$)"
