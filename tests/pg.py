@@ -8,23 +8,14 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
 
-from planrag.stores.postgres import EmbeddedPostgres
+from planrag.stores.postgres import EmbeddedPostgres, sqlalchemy_url
 
-
-def sqlalchemy_url(conninfo: str) -> str:
-    """The SQLAlchemy (psycopg 3) URL of a unix-socket libpq connection string."""
-    parts = conninfo_to_dict(conninfo)
-    host = quote(str(parts["host"]), safe="")
-    return (
-        f"postgresql+psycopg://{parts['user']}@/{parts['dbname']}?host={host}&port={parts['port']}"
-    )
+__all__ = ["pg_database", "pg_server", "sqlalchemy_url"]
 
 
 @pytest.fixture(scope="session")

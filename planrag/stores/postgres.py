@@ -23,11 +23,11 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from urllib.parse import quote
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from sqlalchemy.engine import URL
 
 from planrag.core.errors import StoreUnavailable
 from planrag.core.settings import PgSettings
@@ -57,6 +57,24 @@ def pgserver_bin_dir() -> Path:
             setting="PLANRAG_PG__URL",
         )
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+
+
+def sqlalchemy_url(conninfo: str) -> str:
+    """The SQLAlchemy (psycopg 3) URL of a libpq URL or `key=value` connection string."""
+    for prefix in ("postgresql://", "postgres://"):
+        if conninfo.startswith(prefix):
+            return "postgresql+psycopg://" + conninfo[len(prefix) :]
+    if "://" in conninfo:
+        return conninfo
+    parts = {k: str(v) for k, v in conninfo_to_dict(conninfo).items() if v is not None}
+    url = URL.create(
+        "postgresql+psycopg",
+        username=parts.pop("user", None),
+        password=parts.pop("password", None),
+        database=parts.pop("dbname", None),
+        query=parts,  # host (a socket directory too), port, sslmode, … as connect arguments
+    )
+    return url.render_as_string(hide_password=False)
 
 
 def _quote_conf(value: str) -> str:
@@ -102,10 +120,6 @@ class EmbeddedPostgres:
 
     def conninfo(self, dbname: str = DATABASE) -> str:
         return make_conninfo(host=str(self.socket_dir), port=PORT, user=SUPERUSER, dbname=dbname)
-
-    def sqlalchemy_url(self, dbname: str = DATABASE) -> str:
-        host = quote(str(self.socket_dir), safe="")
-        return f"postgresql+psycopg://{SUPERUSER}@/{dbname}?host={host}&port={PORT}"
 
     # ── lifecycle ──────────────────────────────────────────────────────────────────────
     def start(self) -> None:
@@ -255,13 +269,7 @@ class PostgresProvider:
         return self._server().conninfo()
 
     def sqlalchemy_url(self) -> str:
-        url = self.settings.url
-        if url:
-            for prefix in ("postgresql://", "postgres://"):
-                if url.startswith(prefix):
-                    return "postgresql+psycopg://" + url[len(prefix) :]
-            return url
-        return self._server().sqlalchemy_url()
+        return sqlalchemy_url(self.settings.url or self._server().conninfo())
 
     def close(self) -> None:
         with self._lock:

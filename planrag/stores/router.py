@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from planrag.core.errors import StoreUnavailable
 from planrag.core.types import Metric
 from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorRecord, VectorStore
@@ -33,6 +34,7 @@ class VectorStoreRouter:
         self._opened: dict[str, VectorStore] = {}
         self._kb_store: dict[str, str] = {}
         self._lock = threading.RLock()
+        self._closed = False
 
     def backend_name(self, kb_id: str) -> str:
         with self._lock:
@@ -54,6 +56,8 @@ class VectorStoreRouter:
         """The named backend, opened on first use."""
         with self._lock:
             if name not in self._opened:
+                if self._closed:
+                    raise StoreUnavailable("the vector stores are closed (shutting down)")
                 self._opened[name] = self._factories[name]()
             return self._opened[name]
 
@@ -100,6 +104,7 @@ class VectorStoreRouter:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             opened, self._opened = list(self._opened.values()), {}
         for store in opened:
             store.close()
