@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Literal
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, text
 
 from planrag.core.settings import LLMSettings
@@ -33,6 +33,22 @@ class Component(BaseModel):
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "status": "ok",
+                    "components": {
+                        "metadata": {"status": "up", "detail": "sqlite"},
+                        "vectors": {"status": "up", "detail": "VectorStoreRouter"},
+                        "embedding": {"status": "up", "detail": "all-MiniLM-L6-v2"},
+                        "llm": {"status": "not configured", "detail": "PLANRAG_LLM__MODEL"},
+                    },
+                }
+            ]
+        }
+    )
+
     status: Literal["ok", "degraded", "down"]
     components: dict[str, Component]
 

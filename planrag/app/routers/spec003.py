@@ -195,6 +195,31 @@ class SimilarityBody(BaseModel):
 
 
 class SimilarityResponse(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "results": [
+                        {
+                            "content": "Kubernetes uses a scheduler that...",
+                            "score": 0.83,
+                            "metadata": {
+                                "documentId": "0b7c…",
+                                "fileName": "k8s-docs.pdf",
+                                "chunkIndex": 5,
+                                "pageNumber": 12,
+                                "contentType": "text",
+                                "knowledgeBase": "default",
+                                "title": "k8s-docs.pdf",
+                            },
+                        }
+                    ],
+                    "totalResults": 1,
+                }
+            ]
+        }
+    )
+
     results: list[ChunkResult]
     totalResults: int
 
