@@ -20,7 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from planrag.cli import ask as ask_commands
-from planrag.core.errors import KnowledgeBaseNotFound, PlanragError
+from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
 from planrag.ingest.parsers import detect_file_type
@@ -260,6 +260,10 @@ def eval_command(
         str | None, typer.Option(help='knowledge-base settings as JSON, e.g. {"chunking": …}')
     ] = None,
     hybrid_mode: Annotated[str, typer.Option(help="sequential | parallel")] = "sequential",
+    store: Annotated[str, typer.Option(help="the KB's vector store: milvus | pgvector")] = "milvus",
+    title_weight: Annotated[
+        float, typer.Option(help="weights.title of dense scores (0 = chunk text only)")
+    ] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
@@ -269,12 +273,15 @@ def eval_command(
 
     try:
         data = BeirDataset.load(dataset)
-        extra = json.loads(kb_settings) if kb_settings else {}
+        extra = {"vector_store": store, **(json.loads(kb_settings) if kb_settings else {})}
+        if not 0.0 <= title_weight <= 1.0:
+            raise InvalidInput("--title-weight must be between 0 and 1")
     except (PlanragError, json.JSONDecodeError) as exc:
         console.print(f"[red]error:[/red] {getattr(exc, 'message', exc)}")
         raise typer.Exit(2) from exc
     settings = get_settings()
     with tempfile.TemporaryDirectory(prefix="planrag-eval-") as tmp:
+        Path(tmp).chmod(0o711)  # an embedded PostgreSQL runs as another OS user when root
         runtime = Runtime.open(settings.model_copy(update={"data_dir": Path(tmp)}))
         try:
             with Progress(*_columns(), console=console, disable=as_json) as bar:
@@ -291,6 +298,7 @@ def eval_command(
                     progress,
                     top_k=min(50, max(top_k, 10) * 3),
                     hybrid_mode=hybrid_mode,
+                    weights={"chunk": 1.0 - title_weight, "title": title_weight},
                 )
         except PlanragError as exc:
             console.print(f"[red]error:[/red] {exc.message}")

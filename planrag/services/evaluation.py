@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from planrag.core.errors import InvalidInput
-from planrag.core.types import DocumentStatus
+from planrag.core.types import DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.metrics import mrr_at, ndcg_at, percentile, recall_at
@@ -76,14 +76,22 @@ def ingest_corpus(
     runtime: Runtime, kb_id: str, dataset: BeirDataset, progress: Progress | None = None
 ) -> dict[str, str]:
     """Index every corpus entry; returns planrag document id → corpus id."""
-    entries = [(cid, _document_text(e)) for cid, e in dataset.corpus.items()]
-    entries = [(cid, text) for cid, text in entries if text]
+    entries = [(cid, _document_text(e), e.title.strip()) for cid, e in dataset.corpus.items()]
+    entries = [(cid, text, title) for cid, text, title in entries if text]
     mapping: dict[str, str] = {}
     for start in range(0, len(entries), UPLOAD_BATCH):
         batch = entries[start : start + UPLOAD_BATCH]
-        items = [UploadItem(filename=f"{cid}.txt", data=text.encode()) for cid, text in batch]
-        docs = runtime.ingestion.upload(kb_id, items, background=False)
-        for doc, (cid, _) in zip(docs, batch, strict=True):
+        docs = [
+            # The corpus title is the document's title (its title vector, for title weighting).
+            runtime.ingestion.upload(
+                kb_id,
+                [UploadItem(filename=f"{cid}.txt", data=text.encode())],
+                DocumentMetadata(title=title[:1000] or None),
+                background=False,
+            )[0]
+            for cid, text, title in batch
+        ]
+        for doc, (cid, _, _) in zip(docs, batch, strict=True):
             mapping[doc.id] = cid
         todo = [d.id for d in docs if d.status != DocumentStatus.completed]
         for indexed in runtime.ingestion.index_many(todo):

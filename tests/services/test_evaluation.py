@@ -100,3 +100,63 @@ def test_eval_command_prints_exactly_the_documented_keys(tmp_path: Path) -> None
     assert report["queries"] == 3  # q4 has no judgements
     assert report["ndcg@10"] == report["mrr@10"] == report["recall@5"] == 1.0
     assert not (tmp_path / "unused").exists()  # a throw-away KB in a temporary data dir
+
+
+@pytest.fixture
+def tiny_dataset() -> dict:
+    topics = {
+        "a": ("Volcanoes", "Volcanic eruptions release ash and sulfur dioxide."),
+        "b": ("Bicycles", "Public bicycles in Seoul will cost more from next year."),
+        "c": ("Museums", "The museum is closed on Mondays."),
+        "d": ("Revenue", "Quarterly revenue grew thanks to cloud sales."),
+    }
+    return {
+        "corpus": {k: {"title": t, "text": x} for k, (t, x) in topics.items()},
+        "queries": {"q1": "volcanic ash", "q2": "bike prices", "q3": "museum opening days"},
+        "qrels": {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}},
+    }
+
+
+@pytest.mark.slow
+def test_eval_command_on_pgvector_starts_and_stops_its_own_postgres(
+    tmp_path: Path, tiny_dataset: dict
+) -> None:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(tiny_dataset))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("PLANRAG_")},
+        "HF_HUB_OFFLINE": "1",
+        "PLANRAG_DATA_DIR": str(tmp_path / "unused"),
+    }
+    command = [sys.executable, "-m", "planrag.cli.main", "eval", str(path), "--json"]
+    options = ["--strategy", "ann", "--store", "pgvector", "--title-weight", "0.3"]
+    out = subprocess.run(command + options, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["queries"] == 3 and report["ndcg@10"] == 1.0
+
+
+def test_both_stores_score_the_same(
+    tmp_path: Path, pg_database: str, embedders, tiny_dataset: dict
+) -> None:
+    from planrag.core.settings import PgSettings, Settings
+    from planrag.services.evaluation import BeirDataset, EvalSession
+    from planrag.services.runtime import Runtime
+
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path / "data", pg=PgSettings(url=pg_database)
+    )
+    dataset = BeirDataset.model_validate(tiny_dataset)
+    runtime = Runtime.open(settings, embedders)
+    try:
+        reports = {}
+        for store in ("milvus", "pgvector"):
+            with EvalSession(runtime, dataset, {"vector_store": store}) as session:
+                reports[store] = [
+                    session.run("ann").ndcg_at_10,
+                    session.run("hybrid").ndcg_at_10,
+                    session.run("ann", weights={"chunk": 0.5, "title": 0.5}).ndcg_at_10,
+                ]
+    finally:
+        runtime.close()
+    assert reports["milvus"] == reports["pgvector"]
