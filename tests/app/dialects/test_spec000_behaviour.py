@@ -225,3 +225,18 @@ def has_examples(node: object, spec: dict) -> bool:
     refs = re.findall(r'"#/components/schemas/([^"]+)"', text)
     schemas = [json.dumps(spec["components"]["schemas"][ref]) for ref in refs]
     return any('"example' in t for t in [text, *schemas])
+
+
+def test_reinserting_while_the_first_version_is_indexing_leaves_no_stale_passages(
+    client: TestClient,
+) -> None:
+    long_text = "\n\n".join(
+        f"{i}번째 문단: 메타버스 산업의 한 측면을 길게 설명한다. " * 8 for i in range(12)
+    )
+    insert(client, text=long_text)
+    insert(client, text="짧은 새 본문이다.")  # no wait: the first version may still be indexing
+    wait_indexed(client)
+    body = client.get("/rag/document", params={"doc_id": DOC_ID}).json()
+    assert [p["text"] for p in body["passages"]] == ["짧은 새 본문이다."]
+    shown = client.get("/rag/data/show", params={"collection_name": "news"}).json()
+    assert shown["partition_nums"] == {"_default": 1}
