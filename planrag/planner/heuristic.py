@@ -30,7 +30,8 @@ _NEWEST = re.compile(
     re.IGNORECASE,
 )
 _OLDEST = re.compile(
-    r"오래된|과거\s*순|옛날\s*순|예전\s*순|오래된\s*순|\boldest\b|\bearliest\b|\bchronological",
+    r"오래된|(?:과거|옛날|예전)\s*(?:것|기사|글|뉴스|자료|문서)?\s*(?:부터|순)|시간\s*순|날짜\s*순"
+    r"|오름차순|\boldest\b|\bearliest\b|\bchronological",
     re.IGNORECASE,
 )
 _KO_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:개만|건만|개의|건의|개(?!월)|건|편|가지)")
