@@ -24,7 +24,12 @@ from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
-from planrag.services.retrieval import RetrievalService, RetrieveFilters, RetrieveRequest
+from planrag.services.retrieval import (
+    RetrievalService,
+    RetrieveFilters,
+    RetrieveRequest,
+    ScoreWeights,
+)
 from planrag.stores.catalog import Catalog, DocumentFilter
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
@@ -237,6 +242,11 @@ class AskService:
                 date_from=f.time.from_ if f.time else None,
                 date_to=f.time.to if f.time else None,
                 title_contains=f.title_contains,
+            ),
+            weights=(
+                ScoreWeights(chunk=plan.weights.chunk, title=plan.weights.title)
+                if plan.weights.title > 0
+                else None
             ),
             use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
             reranker_top_k=plan.rerank.top_k,

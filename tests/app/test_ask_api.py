@@ -289,3 +289,16 @@ def test_client_disconnect_cancels_the_llm_stream(with_llm: Served) -> None:
         time.sleep(0.1)
         mine = httpx.get(f"{with_llm.url}/ai/v2/traces/{mine['id']}").json()
     assert mine["status"] == "cancelled"
+
+
+def test_plan_weights_reach_the_title_weighted_search(with_llm: Served) -> None:
+    weights = {"chunk": 0.3, "title": 0.7}
+    with_llm.script.replies += [
+        llm_plan(strategy="ann", weights=weights, query="Interest rates"),
+        Reply("답 [1]"),
+    ]
+    stream = with_llm.ask(question="금리 기사")
+    assert data(stream, "search_plan")["plan"]["weights"] == weights
+    assert data(stream, "search_result")["hits"][0]["doc_id"] == with_llm.doc_ids["rates.md"]
+    trace = httpx.get(f"{with_llm.url}/ai/v2/traces/{data(stream, 'end')['trace_id']}").json()
+    assert trace["data"]["envelope"]["plan"]["weights"] == weights
