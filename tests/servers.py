@@ -12,14 +12,20 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from planrag.app.http_protocol import LenientH11Protocol
+
 
 @contextmanager
 def serve(app: FastAPI) -> Iterator[str]:
-    """Yields http://127.0.0.1:PORT while the app serves; stops it afterwards."""
+    """Yields http://127.0.0.1:PORT while the app serves (with the server's own HTTP protocol);
+    stops it afterwards."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="error", http=LenientH11Protocol
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -57,6 +57,7 @@ def serve(
     """Serve the HTTP API (one process: Milvus Lite locks its data dir)."""
     import uvicorn
 
+    from planrag.app.http_protocol import LenientH11Protocol
     from planrag.app.main import create_app
 
     settings = get_settings()
@@ -68,6 +69,7 @@ def serve(
         host=host or settings.server.host,
         port=port or settings.server.port,
         log_level=settings.log_level.lower(),
+        http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,35 @@ def json_requests(text: str) -> list[tuple[str, str]]:
             assert route, "a Request block before any endpoint heading"
             found.append((route, "\n".join(body)))
     return found
+
+
+@dataclass
+class RawResponse:
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def send_like_curl(base_url: str, example: Example, body: bytes | None = None) -> RawResponse:
+    """Send the example's request as curl does: the URL's bytes as written (raw UTF-8 and
+    all), the example's headers, the body as given (default: the example's own)."""
+    if body is None and example.raw_body is not None:
+        body = example.raw_body.encode()
+    base = urlsplit(base_url)
+    host, port = base.hostname or "127.0.0.1", base.port or 80
+    headers = {"Host": f"{host}:{port}", "User-Agent": "curl/8", "Accept": "*/*"}
+    headers |= example.headers | {"Connection": "close"}
+    if body is not None:
+        headers["Content-Length"] = str(len(body))
+    head = f"{example.method} {example.path} HTTP/1.1\r\n".encode()
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode() + b"\r\n"
+    with socket.create_connection((host, port), timeout=120) as sock:
+        sock.sendall(head + (body or b""))
+        received = []
+        while chunk := sock.recv(65536):
+            received.append(chunk)
+    status_line, _, rest = b"".join(received).partition(b"\r\n")
+    _headers, _, payload = rest.partition(b"\r\n\r\n")
+    return RawResponse(status=int(status_line.split()[1]), body=payload)

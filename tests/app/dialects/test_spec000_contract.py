@@ -1,6 +1,7 @@
-"""Spec 000 contract: every curl example of §1–8, parsed from the spec file, against a real
-uvicorn server (Milvus Lite, SQLite, Kiwi, MiniLM, a random-weight cross-encoder); responses
-must have the spec's fields. §9–11 (/prompt/…) belong to the ask service."""
+"""Spec 000 contract: every curl example of §1–8, parsed from the spec file and sent as curl
+sends it (raw UTF-8 URLs included), against a real uvicorn server (Milvus Lite, SQLite, Kiwi,
+MiniLM, a random-weight cross-encoder); responses must have the spec's fields. §9–11
+(/prompt/…) belong to the ask service."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from planrag.app.main import create_app
 from planrag.llm.embedders import EmbedderRegistry
 from tests.app.dialects.conftest import settings_with_reranker
 from tests.app.dialects.shapes import assert_shape
-from tests.app.dialects.spec_examples import Example, curl_examples, spec_text
+from tests.app.dialects.spec_examples import (
+    Example,
+    RawResponse,
+    curl_examples,
+    send_like_curl,
+    spec_text,
+)
 from tests.servers import serve
 
 RECEIVED = {"status": "received"}
@@ -65,11 +72,10 @@ def server(
         yield url, app
 
 
-def send(http: httpx.Client, example: Example) -> httpx.Response:
-    content = None
-    if example.raw_body is not None:
-        content = json.dumps(example.body) if example.repaired else example.raw_body
-    return http.request(example.method, example.path, headers=example.headers, content=content)
+def send(url: str, example: Example) -> RawResponse:
+    """As curl would send it; a body the spec left malformed goes with its brackets closed."""
+    body = json.dumps(example.body, ensure_ascii=False).encode() if example.repaired else None
+    return send_like_curl(url, example, body)
 
 
 def test_every_curl_example_of_sections_1_to_8(server: tuple[str, FastAPI]) -> None:
@@ -80,22 +86,21 @@ def test_every_curl_example_of_sections_1_to_8(server: tuple[str, FastAPI]) -> N
     assert sorted(e.route for e in ours) == sorted(SHAPES)
     insert = next(e for e in ours if e.route == "/rag/insert")
     delete = next(e for e in ours if e.route == "/rag/delete")
-    with httpx.Client(base_url=url, timeout=120) as http:
-        response = send(http, insert)
-        assert response.status_code == 200, response.text
-        assert_shape(response.json(), SHAPES["/rag/insert"])
-        app.state.runtime.ingestion.wait(timeout=120)
-        for example in ours:
-            if example in (insert, delete):
-                continue
-            response = send(http, example)
-            assert response.status_code == 200, (example.path, response.text)
-            assert_shape(response.json(), SHAPES[example.route], example.route)
-        response = send(http, delete)
-        assert response.status_code == 200, response.text
-        assert_shape(response.json(), SHAPES["/rag/delete"])
-        gone = http.get("/rag/document", params={"doc_id": "20240315-메타버스-뉴스"})
-        assert gone.status_code == 404
+    response = send(url, insert)
+    assert response.status == 200, response.body
+    assert_shape(response.json(), SHAPES["/rag/insert"])
+    app.state.runtime.ingestion.wait(timeout=120)
+    for example in ours:
+        if example in (insert, delete):
+            continue
+        response = send(url, example)
+        assert response.status == 200, (example.path, response.body.decode())
+        assert_shape(response.json(), SHAPES[example.route], example.route)
+    response = send(url, delete)
+    assert response.status == 200, response.body
+    assert_shape(response.json(), SHAPES["/rag/delete"])
+    gone = httpx.get(f"{url}/rag/document", params={"doc_id": "20240315-메타버스-뉴스"})
+    assert gone.status_code == 404
 
 
 def test_the_spec_batch_example_is_malformed_json_and_answered_as_such(
@@ -106,6 +111,6 @@ def test_the_spec_batch_example_is_malformed_json_and_answered_as_such(
     url, _ = server
     batch = next(e for e in curl_examples(spec_text("000")) if e.route.endswith("batch_rerank"))
     assert batch.repaired and batch.raw_body is not None
-    response = httpx.post(url + batch.path, content=batch.raw_body, headers=batch.headers)
-    assert response.status_code == 400
+    response = send_like_curl(url, batch)
+    assert response.status == 400
     assert response.json()["error"] == "Invalid input format"

@@ -16,7 +16,12 @@ from planrag.app.main import create_app
 from planrag.llm.embedders import EmbedderRegistry
 from tests.app.dialects.conftest import news, settings_with_reranker, wait_indexed
 from tests.app.dialects.shapes import assert_shape
-from tests.app.dialects.spec_examples import curl_examples, request_lines, spec_text
+from tests.app.dialects.spec_examples import (
+    curl_examples,
+    request_lines,
+    send_like_curl,
+    spec_text,
+)
 from tests.servers import serve
 
 RAG = news(
@@ -87,8 +92,8 @@ def test_the_spec_examples_against_a_real_server(server: str) -> None:
         )
         assert {r["uri"] for r in listing.json()["resources"]} == {"rag://default", "rag://recipes"}
         curl = examples[1]
-        response = http.post(curl.path, headers=curl.headers, content=curl.raw_body)
-        assert response.status_code == 200, response.text
+        response = send_like_curl(server, curl)
+        assert response.status == 200, response.body
         body = response.json()
         assert_shape(body, {**ENVELOPE, "result": LOCAL})
         assert body["result"]["chunks"][0]["doc_id"] == "20240601-RAG-介绍"
