@@ -16,6 +16,7 @@ from planrag.app.routers import (
     documents,
     knowledge_bases,
     retrieve,
+    spec000_prompt,
     spec000_rag,
     spec000_reranker,
     spec003,
@@ -39,6 +40,10 @@ TAGS = [
     {"name": "system", "description": "Health"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
     {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
+    {
+        "name": "spec-000 prompt",
+        "description": "Spec 000 §9–11: summarise, chat, models (/prompt/…)",
+    },
     {"name": "spec-003", "description": "Spec 003: retrieval service (/api/v1/rag, …)"},
     {"name": "spec-004", "description": "Spec 004: LightRAG-style retrieval (/api/v1/retrieve)"},
 ]
@@ -71,7 +76,7 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
-    dialects = (spec000_rag, spec000_reranker, spec003, spec004)
+    dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
     for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     return app

@@ -16,7 +16,22 @@ Message = dict[str, str]
 
 
 def _unavailable(exc: Exception) -> LLMUnavailable:
-    return LLMUnavailable(f"LLM request failed: {type(exc).__name__}: {str(exc)[:300]}")
+    """`kind`: connection (unreachable), timeout, or status (the server answered with an error)."""
+    from openai import APIConnectionError, APITimeoutError
+
+    if isinstance(exc, APITimeoutError):
+        kind = "timeout"
+    elif isinstance(exc, APIConnectionError):
+        kind = "connection"
+    else:
+        kind = "status"
+    return LLMUnavailable(f"LLM request failed: {type(exc).__name__}: {str(exc)[:300]}", kind=kind)
+
+
+def not_configured() -> LLMUnavailable:
+    return LLMUnavailable(
+        "no LLM configured: set PLANRAG_LLM__BASE_URL and PLANRAG_LLM__MODEL", kind="not_configured"
+    )
 
 
 class ChatClient:
@@ -34,9 +49,7 @@ class ChatClient:
 
     def _client(self) -> Any:
         if not self.configured:
-            raise LLMUnavailable(
-                "no LLM configured: set PLANRAG_LLM__BASE_URL and PLANRAG_LLM__MODEL"
-            )
+            raise not_configured()
         if self._sync is None:
             from openai import OpenAI
 
@@ -49,9 +62,7 @@ class ChatClient:
 
     def _async_client(self) -> Any:
         if not self.configured:
-            raise LLMUnavailable(
-                "no LLM configured: set PLANRAG_LLM__BASE_URL and PLANRAG_LLM__MODEL"
-            )
+            raise not_configured()
         if self._async is None:
             from openai import AsyncOpenAI
 

@@ -85,7 +85,9 @@ class LLMPlanner:
                     messages, self._schema, "search_plan", remaining, model
                 )
             except LLMUnavailable as exc:
-                timed_out = "Timeout" in str(exc) or time.monotonic() >= deadline - 0.05
+                timed_out = (
+                    exc.details.get("kind") == "timeout" or time.monotonic() >= deadline - 0.05
+                )
                 reason = f"timeout after {self._llm.timeout_s:g} s" if timed_out else str(exc)
                 raise PlanningFailed(reason, raw, errors) from exc
             notes: list[str] = []

@@ -1,0 +1,154 @@
+"""Spec 000 §9–11, the prompt API: /prompt/summarize (search with the given filters, then an LLM
+summary — or an extractive one flagged `"fallback": "extractive"` when there is no LLM or it
+fails), /prompt/chat (plain LLM chat) and /prompt/models (the OpenAI-compatible endpoint's
+/v1/models, which Ollama serves too). Error bodies are the spec's `error` strings.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Request, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field
+
+from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dialect_errors import dialect_route, maps_errors, reason
+from planrag.app.routers.spec000_schemas import error, responses
+from planrag.core.errors import LLMUnavailable
+from planrag.services.prompting import (
+    ChatResult,
+    ModelList,
+    PromptService,
+    SummarizeRequest,
+    SummarizeResult,
+)
+
+TAG = "spec-000 prompt"
+router = APIRouter(tags=[TAG], route_class=dialect_route())
+
+QUERY_REQUIRED = ("쿼리가 필요합니다", "쿼리 누락")
+SEARCH_FAILED = ("문서 검색 중 오류가 발생했습니다", "검색 오류")
+SUMMARY_FAILED = ("LLM 요청 중 오류가 발생했습니다", "요약 생성 오류")
+QUESTION_REQUIRED = ("질문이 필요합니다", "질문 누락")
+CHAT_FAILED = ("LLM 요청 중 오류가 발생했습니다", "응답 생성 오류")
+UNREACHABLE = ("Ollama 서비스에 연결할 수 없습니다", "서비스 연결 오류")
+MODELS_FAILED = ("모델 목록을 가져오는 중 오류가 발생했습니다", "목록 조회 오류")
+
+
+def _row(status: int, pair: tuple[str, str]) -> tuple[int, dict[str, str]]:
+    return status, {"error": pair[0], "message": pair[1]}
+
+
+def prompts(runtime: RuntimeDep) -> PromptService:
+    return PromptService(runtime.dialects.search, runtime.chat, runtime.settings.llm)
+
+
+def _unreachable(exc: Exception) -> bool:
+    return isinstance(exc, LLMUnavailable) and exc.details.get("kind") in (
+        "connection",
+        "timeout",
+        "not_configured",
+    )
+
+
+async def summarize_errors(_request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RequestValidationError):
+        return error(400, *QUERY_REQUIRED)
+    if isinstance(exc, LLMUnavailable):
+        return error(500, *SUMMARY_FAILED, reason(exc))
+    return error(500, *SEARCH_FAILED, reason(exc))
+
+
+@router.post(
+    "/prompt/summarize",
+    response_model=SummarizeResult,
+    response_model_exclude_none=True,
+    summary="문서 요약 (Prompt_문서_요약)",
+    responses=responses(
+        _row(400, QUERY_REQUIRED), _row(500, SEARCH_FAILED), _row(500, SUMMARY_FAILED)
+    ),
+)
+@maps_errors(summarize_errors)
+def summarize(
+    request: Annotated[
+        SummarizeRequest,
+        Body(
+            openapi_examples={
+                "news": {
+                    "value": {
+                        "query": "메타버스 최신 동향",
+                        "domain": "news",
+                        "start_date": "20240301",
+                        "end_date": "20240315",
+                    }
+                }
+            }
+        ),
+    ],
+    access: AccessDep,
+    runtime: RuntimeDep,
+) -> SummarizeResult:
+    """Search the domain's knowledge base (every readable one without `domain`) with the filters
+    and summarise the best passages. Without a reachable LLM the summary is extractive (the
+    passages' best sentences, cited) and `fallback` says so."""
+    if not request.query.strip():
+        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank"}])
+    return prompts(runtime).summarize(access, request)
+
+
+class ChatBody(BaseModel):
+    query: str = Field(min_length=1, max_length=20000, examples=["메타버스란 무엇인가요?"])
+    model: str | None = Field(default=None, max_length=200, examples=["llama2"])
+
+
+async def chat_errors(_request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RequestValidationError):
+        return error(400, *QUESTION_REQUIRED)
+    if _unreachable(exc):
+        return error(503, *UNREACHABLE, reason(exc))
+    return error(500, *CHAT_FAILED, reason(exc))
+
+
+@router.post(
+    "/prompt/chat",
+    response_model=ChatResult,
+    summary="챗봇 응답 (Prompt_챗봇_응답)",
+    responses=responses(
+        _row(400, QUESTION_REQUIRED), _row(500, CHAT_FAILED), _row(503, UNREACHABLE)
+    ),
+)
+@maps_errors(chat_errors)
+def chat(
+    body: Annotated[
+        ChatBody,
+        Body(
+            openapi_examples={
+                "chat": {"value": {"query": "메타버스란 무엇인가요?", "model": "llama2"}}
+            }
+        ),
+    ],
+    runtime: RuntimeDep,
+) -> ChatResult:
+    """A plain chat answer from the configured LLM (`model` overrides PLANRAG_LLM__MODEL)."""
+    if not body.query.strip():
+        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank"}])
+    return prompts(runtime).chat(body.query, body.model)
+
+
+async def models_errors(_request: Request, exc: Exception) -> Response:
+    if _unreachable(exc):
+        return error(503, *UNREACHABLE, reason(exc))
+    return error(500, *MODELS_FAILED, reason(exc))
+
+
+@router.get(
+    "/prompt/models",
+    response_model=ModelList,
+    summary="모델 목록 조회 (Prompt_모델_목록)",
+    responses=responses(_row(500, MODELS_FAILED), _row(503, UNREACHABLE)),
+)
+@maps_errors(models_errors)
+def models(runtime: RuntimeDep) -> ModelList:
+    """The models the OpenAI-compatible endpoint lists (`GET {base_url}/models`)."""
+    return prompts(runtime).models()
