@@ -84,6 +84,34 @@ def rare(pg_database: str) -> Iterator[tuple[PgVectorStore, np.ndarray]]:
     store.close()
 
 
+def test_the_hnsw_index_is_built_once_the_kb_outgrows_exact_scans(pg_database: str) -> None:
+    store = PgVectorStore(pg_database, PgSettings(exact_scan_rows=50))
+    vectors = unit(np.random.default_rng(2), 80)
+    store.create_collection("kb", DIM, "L2")
+    rows = [
+        VectorRecord(chunk_id=f"c{i}", doc_id="d", text="t", vector=v.tolist())
+        for i, v in enumerate(vectors)
+    ]
+    index = f"{table_name('kb')}_hnsw"
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+
+        def has_index() -> bool:
+            row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index]).fetchone()
+            return bool(row and row[0])
+
+        store.upsert("kb", rows[:50])
+        assert not has_index()
+        assert store.search("kb", vectors[7].tolist(), 1)[0].chunk_id == "c7"  # exact
+        store.upsert("kb", rows[50:])
+        assert has_index()
+        opclass = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index]
+        ).fetchone()
+    assert opclass and "vector_l2_ops" in opclass[0] and "hnsw" in opclass[0]
+    assert store.search("kb", vectors[60].tolist(), 1)[0].chunk_id == "c60"
+    store.close()
+
+
 def test_searches_go_through_the_hnsw_index(rare, pg_database: str) -> None:
     query = "[" + ",".join(["0.25"] * DIM) + "]"
     with psycopg.connect(pg_database) as conn:
