@@ -88,6 +88,15 @@ def document_counter(catalog: Catalog) -> DocumentCounter:
     return count
 
 
+class AskOutcome(BaseModel):
+    envelope: PlanEnvelope | None = None
+    passages: list[Passage] = Field(default_factory=list)
+    answer: str = ""
+    answer_source: str | None = None
+    trace_id: str | None = None
+    error: dict[str, Any] | None = None
+
+
 class AskService:
     @classmethod
     def build(
@@ -356,6 +365,31 @@ class AskService:
                 self._traces.save(trace)
             except Exception:  # a trace must never break an answer
                 log.exception("could not store trace %s", trace.id)
+
+    def run(
+        self, request: AskRequest, readable: list[KnowledgeBase], principal: str | None = None
+    ) -> AskOutcome:
+        """One ask to completion, without streaming (dialects that answer in one body). Call it
+        from a worker thread, not from a running event loop."""
+        scope = self.scope(request, readable, request.doc_id)
+
+        async def collect() -> AskOutcome:
+            outcome = AskOutcome()
+            async for item in self.ask(request, scope, readable, principal):
+                if item.event == "search_plan":
+                    outcome.envelope = PlanEnvelope.model_validate(item.data)
+                elif item.event == "context":
+                    outcome.passages = [Passage.model_validate(p) for p in item.data["passages"]]
+                elif item.event == "answer":
+                    outcome.answer += item.data["delta"]
+                elif item.event == "end":
+                    outcome.answer_source = item.data["answer_source"]
+                    outcome.trace_id = item.data["trace_id"]
+                elif item.event == "error":
+                    outcome.error = item.data
+            return outcome
+
+        return asyncio.run(collect())
 
     @staticmethod
     def _search_result(

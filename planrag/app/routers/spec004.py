@@ -16,11 +16,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.app.dependencies import AccessDep, DialectsDep
+from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
-from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, NotAvailable, PlanragError
+from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
 from planrag.services.access import KnowledgeBaseAccess
+from planrag.services.ask import AskRequest
+from planrag.services.runtime import Runtime
 
 TAG = "spec-004"
 URI_SCHEME = "rag://"
@@ -139,6 +141,26 @@ class LocalResult(BaseModel):
     total_results: int
 
 
+class BackgroundMetadata(BaseModel):
+    total_entities: int
+    total_relationships: int
+    total_chunks: int
+    mode: str = "global"
+    query: str
+    answer_source: str | None = Field(
+        default=None, description="extension: llm | extractive | none (how the answer was made)"
+    )
+    trace_id: str | None = Field(default=None, description="extension: GET /ai/v2/traces/{id}")
+    note: str | None = Field(default=None, description="extension: why a list is empty")
+
+
+class BackgroundResult(BaseModel):
+    background: str
+    entities: list[dict[str, Any]]
+    relationships: list[dict[str, Any]]
+    metadata: BackgroundMetadata
+
+
 class RetrieveEnvelope(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
@@ -182,9 +204,34 @@ class RetrieveEnvelope(BaseModel):
     )
 
     success: bool = True
-    result: LocalResult | dict[str, Any] | None
+    result: LocalResult | BackgroundResult | dict[str, Any] | None
     error: str | None = None
     execution_time: float
+
+
+def _background(
+    body: RetrieveBody, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
+) -> BackgroundResult:
+    request = AskRequest(question=body.query, knowledge_bases=[kb.name for kb in kbs])
+    outcome = runtime.ask.run(request, access.readable())
+    if outcome.error:
+        raise PlanragError(outcome.error["message"])
+    graphs = [kb.name for kb in kbs if kb.graph_backend != "none"]
+    note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
+    return BackgroundResult(
+        background=outcome.answer,
+        entities=[],
+        relationships=[],
+        metadata=BackgroundMetadata(
+            total_entities=0,
+            total_relationships=0,
+            total_chunks=len(outcome.passages),
+            query=body.query,
+            answer_source=outcome.answer_source,
+            trace_id=outcome.trace_id,
+            note=note,
+        ),
+    )
 
 
 def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[KnowledgeBase]:
@@ -201,22 +248,27 @@ def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[Knowl
     responses={
         400: {"description": f"{NO_RESOURCES} (empty or malformed) / {INVALID_SEARCH_TYPE}"},
         404: {"description": f"{NO_RESOURCES} (unknown or unreadable URI)"},
-        501: {"description": "background_search is not available yet"},
     },
 )
 def retrieve(
-    request: Request, body: RetrieveBody, access: AccessDep, dialects: DialectsDep
+    request: Request,
+    body: RetrieveBody,
+    access: AccessDep,
+    dialects: DialectsDep,
+    runtime: RuntimeDep,
 ) -> RetrieveEnvelope:
     """`local_search`: the best `max_results` chunks of the resources (hybrid retrieval, at
-    most 50 per resource). `background_search`: not available yet (501). Exactly one of the
-    two must be true."""
+    most 50 per resource). `background_search`: an answer planned and grounded by the ask
+    service (cited passages; LLM or extractive), with the knowledge graph's entities and
+    relationships — empty lists and a note while the resources have no graph. Exactly one of
+    the two must be true."""
     if body.local_search == body.background_search:
         raise InvalidInput(INVALID_SEARCH_TYPE)
     kbs = _knowledge_bases(access, body.resources)
     if body.background_search:
-        # TODO(ask): answer with the ask service (background + entities + relationships; empty
-        # lists and a note when the KB has no graph) once the planner's answer service lands.
-        raise NotAvailable("background_search is not available yet; use local_search")
+        return RetrieveEnvelope(
+            result=_background(body, kbs, runtime, access), execution_time=elapsed(request)
+        )
     hits = dialects.search.search(kbs, body.query, body.max_results)
     chunks = [
         LocalChunk(

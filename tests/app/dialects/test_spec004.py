@@ -134,15 +134,37 @@ def test_invalid_search_type(client: TestClient, flags: dict) -> None:
     expect_error(response, 400, "Invalid search type")
 
 
-def test_background_search_is_routed_but_not_available_yet(client: TestClient) -> None:
+def test_background_search_answers_with_cited_chunks_and_no_graph(client: TestClient) -> None:
     assert client.post("/rag/insert", json=RAG).status_code == 200
+    wait_indexed(client)
     response = client.post(
         "/api/v1/retrieve",
-        json={"query": "RAG", "resources": ["rag://default"], "background_search": True},
+        json={"query": "What is RAG?", "resources": ["rag://default"], "background_search": True},
     )
-    assert response.status_code == 501
+    assert response.status_code == 200, response.text
     body = response.json()
-    assert body["success"] is False and "not available yet" in body["error"]
+    assert body["success"] is True and body["error"] is None
+    result = body["result"]
+    assert_shape(
+        result,
+        {
+            "background": str,
+            "metadata": {
+                "total_entities": 0,
+                "total_relationships": 0,
+                "total_chunks": int,
+                "mode": "global",
+                "query": "What is RAG?",
+            },
+        },
+    )
+    assert result["entities"] == [] and result["relationships"] == []
+    assert result["metadata"]["total_chunks"] >= 1
+    assert "RAG" in result["background"] and "[1]" in result["background"]
+    assert result["metadata"]["answer_source"] == "extractive"
+    assert "no knowledge graph" in result["metadata"]["note"]
+    trace = client.get(f"/ai/v2/traces/{result['metadata']['trace_id']}").json()
+    assert trace["knowledge_bases"] == ["default"]
 
 
 @pytest.mark.parametrize(
