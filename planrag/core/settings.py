@@ -137,6 +137,20 @@ class AskSettings(BaseModel):
     max_traces: int = Field(default=10000, ge=100)
 
 
+DEFAULT_AUTH_SECRET = "change-me"
+
+
+class AuthSettings(BaseModel):
+    # Off for local use. On: every route but the public paths needs an API key (X-API-Key) or
+    # a bearer token from POST /token (OAuth2 password flow); keys and users: `planrag keys|users`.
+    enabled: bool = False
+    # Signs the JWT bearer tokens; the server refuses to start with auth on and this default.
+    secret_key: str = DEFAULT_AUTH_SECRET
+    token_ttl_minutes: int = Field(default=60, ge=1, le=60 * 24 * 30)
+    # Paths that never need credentials (spec 004's whitelist); exact matches.
+    public_paths: list[str] = ["/healthz", "/api/v1/health"]
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PLANRAG_",
@@ -158,6 +172,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     planner: PlannerSettings = PlannerSettings()
     ask: AskSettings = AskSettings()
+    auth: AuthSettings = AuthSettings()
 
     @property
     def database_url(self) -> str:
