@@ -28,6 +28,8 @@ from planrag.stores.vector import (
 
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
+EXACT_FALLBACK_ROWS = 10000  # a short filtered search is redone exactly over this many rows
+MAX_EF = 4096
 _VARCHAR_LIMITS = {"chunk_id": 100, "doc_id": 64, "title": 1000, "author": 200, "domain": 200}
 
 
@@ -149,24 +151,48 @@ class MilvusStore:
     def search(
         self, kb_id: str, vector: list[float], top_k: int, where: Filter | None = None
     ) -> list[VectorHit]:
+        """HNSW search. A filtered search that comes back short while more rows match (Milvus
+        Lite's HNSW filters during the graph walk and misses rare rows once a collection is
+        indexed) is answered exactly over the matching rows when they are few, else retried
+        with a wider beam."""
         with self._lock:
             metric, dim = self._describe(kb_id)
             if len(vector) != dim:
                 raise EmbeddingMismatch(
                     f"query vector of dimension {len(vector)}: the collection holds {dim}"
                 )
-            params = {"ef": max(64, top_k * 2)} if self._index_type == "HNSW" else {}
-            try:
-                result = self._client.search(
-                    collection_name(kb_id),
-                    data=[vector],
-                    limit=top_k,
-                    filter=render_milvus(where),
-                    output_fields=OUTPUT_FIELDS,
-                    search_params={"params": params},
-                )
-            except MilvusException as exc:
-                raise StoreUnavailable(f"Milvus search failed: {exc.message}") from exc
+            ef = max(64, top_k * 2)
+            hits = self._search(kb_id, metric, vector, top_k, where, ef)
+            if where is None or len(hits) >= top_k:
+                return hits
+            matched = self.count(kb_id, where)
+            if matched <= len(hits):
+                return hits
+            if matched <= EXACT_FALLBACK_ROWS:
+                return self._exact(kb_id, metric, vector, top_k, where, matched)
+            return self._search(kb_id, metric, vector, top_k, where, MAX_EF)
+
+    def _search(
+        self,
+        kb_id: str,
+        metric: Metric,
+        vector: list[float],
+        top_k: int,
+        where: Filter | None,
+        ef: int,
+    ) -> list[VectorHit]:
+        params = {"ef": ef} if self._index_type == "HNSW" else {}
+        try:
+            result = self._client.search(
+                collection_name(kb_id),
+                data=[vector],
+                limit=top_k,
+                filter=render_milvus(where),
+                output_fields=OUTPUT_FIELDS,
+                search_params={"params": params},
+            )
+        except MilvusException as exc:
+            raise StoreUnavailable(f"Milvus search failed: {exc.message}") from exc
         hits = []
         for item in result[0]:
             entity = item["entity"]
@@ -180,6 +206,45 @@ class MilvusStore:
                 )
             )
         return hits
+
+    def _exact(
+        self,
+        kb_id: str,
+        metric: Metric,
+        vector: list[float],
+        top_k: int,
+        where: Filter,
+        matched: int,
+    ) -> list[VectorHit]:
+        """Exact nearest rows among those the filter matches, with Milvus's distances."""
+        rows = self._client.query(
+            collection_name(kb_id),
+            filter=render_milvus(where),
+            output_fields=[*OUTPUT_FIELDS, "vector"],
+            limit=matched,
+        )
+        if not rows:
+            return []
+        matrix = np.asarray([row["vector"] for row in rows], dtype=np.float64)
+        query = np.asarray(vector, dtype=np.float64)
+        if metric == "L2":
+            distances = ((matrix - query) ** 2).sum(axis=1)
+            order = np.argsort(distances)[:top_k]
+        else:
+            distances = matrix @ query
+            if metric == "COSINE":
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    distances /= np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+                distances = np.nan_to_num(distances, nan=-1.0)
+            order = np.argsort(-distances)[:top_k]
+        return [
+            VectorHit(
+                **{k: rows[i][k] for k in OUTPUT_FIELDS},
+                score=cosine_from_distance(metric, float(distances[i])),
+                distance=float(distances[i]),
+            )
+            for i in order
+        ]
 
     def get_vectors(self, kb_id: str, chunk_ids: list[str]) -> dict[str, list[float]]:
         if not chunk_ids:

@@ -3,6 +3,8 @@ fixture differs (haystack's document-store testing pattern)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -209,7 +211,13 @@ class VectorStoreConformance:
 
     # ── selective filters still fill top_k ──────────────────────────────────────────────
     @pytest.fixture
-    def large(self, store: VectorStore) -> tuple[VectorStore, np.ndarray]:
+    def settle(self) -> Callable[[VectorStore], VectorStore]:
+        """What a backend goes through between writing and serving (Milvus Lite: a restart,
+        which turns its brute-force memtable into an indexed segment). Default: nothing."""
+        return lambda store: store
+
+    @pytest.fixture
+    def large(self, store: VectorStore, settle) -> tuple[VectorStore, np.ndarray]:
         vectors = unit(np.random.default_rng(5), LARGE)
         rows = [
             VectorRecord(
@@ -225,7 +233,7 @@ class VectorStoreConformance:
         store.create_collection("kb-large", DIM, "COSINE")
         for start in range(0, len(rows), 1000):
             store.upsert("kb-large", rows[start : start + 1000])
-        return store, vectors
+        return settle(store), vectors
 
     @pytest.mark.parametrize(
         ("where", "matching"),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,12 +13,35 @@ from planrag.stores.milvus import MilvusStore
 from tests.stores.conformance import DIM, VectorStoreConformance, records, unit
 
 
+def release(path: str) -> None:
+    """Stop milvus-lite's in-process server for a data dir (`close()` leaves it running)."""
+    from milvus_lite.server_manager import server_manager_instance
+
+    server_manager_instance.release_server(os.path.abspath(path))
+
+
 class TestMilvusStore(VectorStoreConformance):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[MilvusStore]:
         milvus = MilvusStore(str(tmp_path / "milvus.db"))
         yield milvus
         milvus.close()
+
+    @pytest.fixture
+    def settle(self, tmp_path: Path) -> Iterator[Callable[[MilvusStore], MilvusStore]]:
+        """A restart: the data dir reopened by a new server, rows now in indexed segments."""
+        path, reopened = str(tmp_path / "milvus.db"), []
+
+        def restart(store: MilvusStore) -> MilvusStore:
+            store.close()
+            release(path)
+            reopened.append(MilvusStore(path))
+            return reopened[-1]
+
+        yield restart
+        for store in reopened:
+            store.close()
+        release(path)
 
 
 def test_vectors_persist_across_reopen(tmp_path: Path) -> None:
