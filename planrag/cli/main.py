@@ -20,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from planrag.cli import ask as ask_commands
+from planrag.cli import auth as auth_commands
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
@@ -82,8 +83,11 @@ def kb_create(
     chunk_overlap: int = 50,
     metric: Annotated[str, typer.Option(help="COSINE | L2 | IP")] = "COSINE",
     top_k: int = 5,
+    store: Annotated[str, typer.Option(help="vector store: milvus | pgvector")] = "milvus",
 ) -> None:
     """Create a knowledge base."""
+    if store not in ("milvus", "pgvector"):
+        raise typer.BadParameter("milvus or pgvector", param_hint="--store")
     runtime = _runtime()
     try:
         kb = runtime.knowledge_bases.create(
@@ -91,6 +95,7 @@ def kb_create(
                 name=name,
                 description=description,
                 top_k=top_k,
+                vector_store=store,  # type: ignore[arg-type]
                 metric=_metric(metric),
                 chunking=ChunkingConfig(
                     strategy=_strategy(chunking), chunk_size=chunk_size, chunk_overlap=chunk_overlap
@@ -317,6 +322,7 @@ def eval_command(
 
 
 ask_commands.register(app, _runtime)
+auth_commands.register(app, _runtime)
 
 
 def main() -> None:
