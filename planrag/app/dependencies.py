@@ -19,11 +19,12 @@ def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-def get_kb_access(runtime: RuntimeDep) -> KnowledgeBaseAccess:
-    """Which knowledge bases this request may use. Every caller may use every KB for now;
-    authentication goes here: resolve the request's principal (API key or bearer token) and
-    pass its knowledge-base names as `scope` (see planrag.services.access)."""
-    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope=None)
+def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
+    """Which knowledge bases this request may use: the authenticated principal's scope
+    (planrag.app.auth puts it on the request; without auth, every knowledge base)."""
+    principal = getattr(request.state, "principal", None)
+    scope = principal.knowledge_bases if principal is not None else None
+    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope=scope)
 
 
 def get_dialects(runtime: RuntimeDep) -> DialectServices:

@@ -42,8 +42,10 @@ def maps_errors(mapper: ErrorMapper) -> Callable[[Endpoint], Endpoint]:
     return mark
 
 
-def dialect_route(default: ErrorMapper | None = None) -> type[APIRoute]:
-    """A route class mapping errors with the endpoint's mapper, else `default`."""
+def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -> type[APIRoute]:
+    """A route class mapping errors with the endpoint's mapper, else `default`. Authentication
+    errors (401, 403) go to the app's handler unless `maps_auth` (the dialect's spec gives them
+    a body of its own)."""
 
     class DialectRoute(APIRoute):
         def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -56,6 +58,11 @@ def dialect_route(default: ErrorMapper | None = None) -> type[APIRoute]:
                 request.state.started = time.perf_counter()
                 try:
                     return await handler(request)
+                except PlanragError as exc:
+                    if exc.status in (401, 403) and not maps_auth:
+                        raise
+                    _log(request, exc)
+                    return await mapper(request, exc)
                 except Exception as exc:
                     _log(request, exc)
                     return await mapper(request, exc)

@@ -24,7 +24,12 @@ async def planrag_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PlanragError)
     if exc.status >= 500:
         log.error("%s: %s", exc.code, exc.message)
-    return JSONResponse(error_body(exc.code, exc.message, exc.details), status_code=exc.status)
+    headers = (
+        {"WWW-Authenticate": 'Bearer, ApiKey header="X-API-Key"'} if exc.status == 401 else None
+    )
+    return JSONResponse(
+        error_body(exc.code, exc.message, exc.details), status_code=exc.status, headers=headers
+    )
 
 
 async def validation_error(_request: Request, exc: Exception) -> JSONResponse:

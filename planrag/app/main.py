@@ -6,11 +6,11 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import errors
+from planrag.app import auth, errors
 from planrag.app.routers import (
     ask,
     documents,
@@ -25,6 +25,7 @@ from planrag.app.routers import (
 )
 from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.auth import check_secret
 from planrag.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ TAGS = [
         "description": "Planned question answering over SSE, plan inspection, stored traces",
     },
     {"name": "system", "description": "Health"},
+    {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
     {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
     {
@@ -68,15 +70,18 @@ def create_app(
         finally:
             runtime.close()
 
+    check_secret(settings.auth)  # refuse to start with auth on and the default secret
     app = FastAPI(
         title="planrag",
         version=__version__,
         description="LLM-planned retrieval-augmented question answering (Korean first).",
         openapi_tags=TAGS,
         lifespan=lifespan,
+        dependencies=[Depends(auth.authenticate)],
     )
     errors.install(app)
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
     for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
+    app.include_router(auth.router)
     return app

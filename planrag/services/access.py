@@ -1,11 +1,10 @@
 """Knowledge-base access by name: the one place the API dialects resolve knowledge bases.
 
 Every dialect router (spec 000, 003, 004) reaches knowledge bases only through a
-`KnowledgeBaseAccess`, built per request by `planrag.app.dependencies.get_kb_access`. Today every
-caller may use every knowledge base (`scope=None`). Authentication adds itself there: derive the
-principal's scope (the KB names of its API key or user, `api_keys.knowledge_bases` /
-`users.knowledge_bases`) and pass it as `scope`; every route then sees only those knowledge bases,
-and an out-of-scope name reads exactly like a missing one (no existence leak).
+`KnowledgeBaseAccess`, built per request by `planrag.app.dependencies.get_kb_access`. A
+caller's scope is the knowledge-base names of its API key or user (`planrag.app.auth`); None
+means every knowledge base. Listings show only the scope; naming a knowledge base outside it is
+a 403 (`Forbidden`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from contextlib import suppress
 
-from planrag.core.errors import KnowledgeBaseExists, KnowledgeBaseNotFound
+from planrag.core.errors import Forbidden, KnowledgeBaseExists, KnowledgeBaseNotFound
 from planrag.core.types import KnowledgeBase
 from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseService
 from planrag.stores.metadata import MetadataStore
@@ -38,10 +37,14 @@ class KnowledgeBaseAccess:
         return [kb for kb in self._metadata.list_kbs() if self.allowed(kb.name)]
 
     def read(self, name: str) -> KnowledgeBase:
-        """The knowledge base of that name; `KnowledgeBaseNotFound` if missing or out of scope."""
-        if not self.allowed(name):
-            raise KnowledgeBaseNotFound(f"knowledge base '{name}' not found", name=name)
+        """The knowledge base of that name; `KnowledgeBaseNotFound` if missing, `Forbidden`
+        (403) if outside the caller's scope."""
+        self.check(name)
         return self._metadata.get_kb_by_name(name)
+
+    def check(self, name: str) -> None:
+        if not self.allowed(name):
+            raise Forbidden(f"knowledge base '{name}' is outside this caller's scope", name=name)
 
     def find(self, name: str) -> KnowledgeBase | None:
         try:
@@ -54,8 +57,7 @@ class KnowledgeBaseAccess:
         found = self.find(name)
         if found is not None:
             return found
-        if not self.allowed(name):
-            raise KnowledgeBaseNotFound(f"knowledge base '{name}' not found", name=name)
+        self.check(name)
         with suppress(KnowledgeBaseExists):  # a concurrent request created it: use that one
             self._knowledge_bases.create(KnowledgeBaseCreate(name=name))
         return self._metadata.get_kb_by_name(name)

@@ -25,6 +25,7 @@ from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
+from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
@@ -36,6 +37,7 @@ from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
+from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 
 log = logging.getLogger(__name__)
@@ -150,6 +152,11 @@ class Runtime:
     def dialects(self) -> DialectServices:
         """The use cases behind the spec 000/003/004 API dialects."""
         return DialectServices.build(self)
+
+    @cached_property
+    def auth(self) -> AuthService:
+        """API keys, users and bearer tokens (PLANRAG_AUTH__…)."""
+        return AuthService(PrincipalStore(self.metadata.engine), self.settings.auth)
 
     @cached_property
     def chat(self) -> ChatClient:

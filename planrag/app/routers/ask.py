@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.ask import AskRequest, PlanRequest
@@ -44,11 +45,13 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
     },
     openapi_extra={"requestBody": {"content": {"application/json": {"example": ASK_EXAMPLE}}}},
 )
-async def ask(request: AskRequest, runtime: RuntimeDep, access: AccessDep) -> EventSourceResponse:
+async def ask(
+    request: AskRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
+) -> EventSourceResponse:
     readable = await run_in_threadpool(access.readable)
     # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
     scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
-    events = runtime.ask.ask(request, scope, readable)
+    events = runtime.ask.ask(request, scope, readable, principal.name)
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:

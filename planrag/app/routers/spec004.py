@@ -46,7 +46,9 @@ async def envelope_errors(request: Request, exc: Exception) -> Response:
 
 
 router = APIRouter(
-    prefix="/api/v1/retrieve", tags=[TAG], route_class=dialect_route(envelope_errors)
+    prefix="/api/v1/retrieve",
+    tags=[TAG],
+    route_class=dialect_route(envelope_errors, maps_auth=True),
 )
 
 

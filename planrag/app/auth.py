@@ -1,0 +1,67 @@
+"""Who is calling: an app-wide dependency that authenticates every route but the public paths
+(API key in `X-API-Key`, or a bearer token from `POST /token`), keeps the principal on the
+request, and checks `{kb_id}` paths against the principal's knowledge-base scope.
+
+With authentication off (the default) every caller is the anonymous principal with no limit.
+Secrets are never logged: only key prefixes and user names appear in messages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.security import APIKeyHeader, OAuth2PasswordBearer, OAuth2PasswordRequestForm
+from starlette.concurrency import run_in_threadpool
+
+from planrag.core.errors import Forbidden
+from planrag.services.auth import ANONYMOUS, Principal, Token, Unauthorized
+from planrag.services.runtime import Runtime
+
+TOKEN_PATH = "/token"
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key")
+bearer = OAuth2PasswordBearer(tokenUrl=TOKEN_PATH, auto_error=False)
+
+
+async def authenticate(
+    request: Request,
+    api_key: Annotated[str | None, Depends(api_key_header)],
+    token: Annotated[str | None, Depends(bearer)],
+) -> Principal:
+    runtime: Runtime = request.app.state.runtime
+    settings = runtime.settings.auth
+    path = request.url.path
+    if not settings.enabled or path == TOKEN_PATH or path in settings.public_paths:
+        principal = ANONYMOUS
+    elif api_key:
+        principal = await run_in_threadpool(runtime.auth.principal_for_key, api_key)
+    elif token:
+        principal = await run_in_threadpool(runtime.auth.principal_for_token, token)
+    else:
+        raise Unauthorized("credentials required: an X-API-Key header or a bearer token")
+    request.state.principal = principal
+    kb_id = request.path_params.get("kb_id")
+    if kb_id and principal.knowledge_bases is not None:
+        kb = await run_in_threadpool(runtime.metadata.get_kb, kb_id)
+        if not principal.may_read(kb.name):
+            raise Forbidden(f"knowledge base '{kb.name}' is outside this caller's scope")
+    return principal
+
+
+def current_principal(request: Request) -> Principal:
+    return getattr(request.state, "principal", ANONYMOUS)
+
+
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+router = APIRouter(tags=["auth"])
+
+
+@router.post(TOKEN_PATH, response_model=Token, summary="OAuth2 password flow: a bearer token")
+async def token(request: Request, form: Annotated[OAuth2PasswordRequestForm, Depends()]) -> Token:
+    """Exchange a user's name and password (form fields `username`, `password`) for a JWT bearer
+    token (`Authorization: Bearer …`). Users are managed with `planrag users`."""
+    runtime: Runtime = request.app.state.runtime
+    if not runtime.settings.auth.enabled:
+        raise Unauthorized("authentication is off (PLANRAG_AUTH__ENABLED): no token needed")
+    return await run_in_threadpool(runtime.auth.login, form.username, form.password)

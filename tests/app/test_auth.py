@@ -1,0 +1,215 @@
+"""Authentication and knowledge-base scope on every route of every dialect: no credentials,
+a wrong key, a key scoped to another knowledge base, and a valid key; bearer tokens from the
+OAuth2 password flow; the planner, SSE answers and traces see only the caller's scope."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from planrag.app.main import create_app
+from planrag.core.errors import InvalidInput
+from planrag.core.settings import AuthSettings, RerankSettings, Settings
+from planrag.llm.embedders import EmbedderRegistry
+from tests.app.dialects.conftest import news
+from tests.llm.rerank_models import build_random_cross_encoder
+
+SECRET = "a-test-secret-that-is-long-enough"
+NEWS_DOC = news()  # domain "news", id 20240315-메타버스-뉴스
+HR_DOC = news(domain="hr", title="연차 규정", author="인사팀", text="연차 휴가는 15일입니다.")
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    tmp = tmp_path_factory.mktemp("auth")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp / "data",
+        auth=AuthSettings(enabled=True, secret_key=SECRET),
+        rerank=RerankSettings(model=str(build_random_cross_encoder(tmp / "cross-encoder"))),
+    )
+    with TestClient(create_app(settings, embedders)) as client:
+        auth = client.app.state.runtime.auth  # type: ignore[attr-defined]
+        admin, _ = auth.create_key("admin")
+        news_key, _ = auth.create_key("news-reader", ["news"])
+        hr_key, _ = auth.create_key("hr-reader", ["hr"])
+        auth.create_user("kim", "password-kim", ["news"])
+        for doc in (NEWS_DOC, HR_DOC):
+            response = client.post("/rag/insert", json=doc, headers={"X-API-Key": admin})
+            assert response.status_code == 200, response.text
+        client.app.state.runtime.ingestion.wait(timeout=120)  # type: ignore[attr-defined]
+        kbs = {kb.name: kb.id for kb in client.app.state.runtime.metadata.list_kbs()}  # type: ignore[attr-defined]
+        yield {"client": client, "admin": admin, "news": news_key, "hr": hr_key, "kbs": kbs}
+
+
+def routes(kb_id: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(method, path, request kwargs) naming the `news` knowledge base, one per dialect route."""
+    question = {"question": "메타버스", "knowledge_bases": ["news"], "now": "2025-11-21T10:00:00"}
+    return [
+        # planrag's own API
+        ("GET", f"/api/knowledge-bases/{kb_id}", {}),
+        ("GET", f"/api/knowledge-bases/{kb_id}/documents", {}),
+        ("POST", f"/api/knowledge-bases/{kb_id}/retrieve", {"json": {"query": "메타버스"}}),
+        # spec 002
+        ("POST", "/ai/v2/plan", {"json": question}),
+        ("POST", "/ai/v2/ask", {"json": question}),
+        # spec 000
+        ("GET", "/rag/search", {"params": {"query_text": "메타버스", "domain": "news"}}),
+        ("GET", "/rag/data/show", {"params": {"collection_name": "news"}}),
+        ("GET", "/rag/document", {"params": {"doc_id": "20240315-메타버스-뉴스"}}),
+        (
+            "GET",
+            "/reranker/enhanced-search",
+            {"params": {"query_text": "메타버스", "domain": "news"}},
+        ),
+        ("POST", "/prompt/summarize", {"json": {"query": "메타버스", "domain": "news"}}),
+        # spec 003
+        (
+            "POST",
+            "/api/v1/rag/retrieve",
+            {
+                "json": {
+                    "query": "메타버스",
+                    "grade": 0,
+                    "similarityTopK": 5,
+                    "knowledgeBases": ["news"],
+                }
+            },
+        ),
+        # spec 004
+        (
+            "POST",
+            "/api/v1/retrieve",
+            {"json": {"query": "메타버스", "resources": ["rag://news"], "local_search": True}},
+        ),
+    ]
+
+
+def call(client: TestClient, method: str, path: str, key: str | None, **kwargs: Any):  # type: ignore[no-untyped-def]
+    headers = {"X-API-Key": key} if key else {}
+    return client.request(method, path, headers=headers, **kwargs)
+
+
+def test_every_route_needs_credentials(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    for method, path, kwargs in routes(setup["kbs"]["news"]):
+        for key in (None, "prk_wrong-key"):
+            response = call(client, method, path, key, **kwargs)
+            assert response.status_code == 401, (method, path, key, response.text)
+            if path == "/api/v1/retrieve":
+                assert response.json()["success"] is False  # spec 004 keeps its envelope
+            else:
+                assert "WWW-Authenticate" in response.headers
+
+
+def test_a_key_scoped_to_another_knowledge_base_is_refused(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    for method, path, kwargs in routes(setup["kbs"]["news"]):
+        response = call(client, method, path, setup["hr"], **kwargs)
+        assert response.status_code in (403, 404), (method, path, response.text)
+        assert "메타버스는 비대면" not in response.text, (method, path)
+
+
+def test_a_valid_key_is_served(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    for method, path, kwargs in routes(setup["kbs"]["news"]):
+        response = call(client, method, path, setup["news"], **kwargs)
+        assert response.status_code == 200, (method, path, response.text)
+
+
+def test_listings_and_the_planner_see_only_the_scope(setup: dict[str, Any]) -> None:
+    client, hr = setup["client"], setup["hr"]
+    kbs = call(client, "GET", "/api/knowledge-bases", hr).json()
+    assert [kb["name"] for kb in kbs] == ["hr"]
+    resources = call(client, "GET", "/api/v1/retrieve/resources", hr).json()
+    assert "rag://news" not in str(resources) and "rag://hr" in str(resources)
+    plan = call(client, "POST", "/ai/v2/plan", hr, json={"question": "news 메타버스"}).json()
+    assert plan["plan"]["knowledge_bases"] == ["hr"]
+    retrieved = call(
+        client,
+        "POST",
+        "/api/v1/rag/retrieve",
+        hr,
+        json={"query": "메타버스", "grade": 0, "similarityTopK": 5},
+    )
+    assert retrieved.status_code == 200 and "메타버스는 비대면" not in retrieved.text
+    assert call(client, "POST", "/api/knowledge-bases", hr, json={"name": "x"}).status_code == 403
+    renamed = call(
+        client, "PATCH", f"/api/knowledge-bases/{setup['kbs']['hr']}", hr, json={"name": "y"}
+    )
+    assert renamed.status_code == 403
+
+
+def test_sse_answers_and_traces_stay_in_scope(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    body = {"question": "메타버스 알려줘", "now": "2025-11-21T10:00:00"}
+    answer = call(client, "POST", "/ai/v2/ask", setup["hr"], json=body)
+    assert answer.status_code == 200 and "메타버스는 비대면" not in answer.text
+    news_answer = call(client, "POST", "/ai/v2/ask", setup["news"], json=body)
+    assert "메타버스" in news_answer.text
+    news_traces = call(client, "GET", "/ai/v2/traces", setup["news"]).json()
+    hr_traces = call(client, "GET", "/ai/v2/traces", setup["hr"]).json()
+    news_ids = {t["id"] for t in news_traces if t["knowledge_bases"] == ["news"]}
+    assert news_ids and not news_ids & {t["id"] for t in hr_traces}
+    one = next(iter(news_ids))
+    assert call(client, "GET", f"/ai/v2/traces/{one}", setup["hr"]).status_code == 404
+    trace = call(client, "GET", f"/ai/v2/traces/{one}", setup["news"]).json()
+    assert trace["principal"] == "key:news-reader"
+
+
+def test_bearer_tokens_from_the_password_flow(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    wrong = client.post("/token", data={"username": "kim", "password": "nope-nope"})
+    assert wrong.status_code == 401
+    token = client.post("/token", data={"username": "kim", "password": "password-kim"}).json()
+    assert token["token_type"] == "bearer" and token["expires_in"] == 3600
+    headers = {"Authorization": f"Bearer {token['access_token']}"}
+    kb_news, kb_hr = setup["kbs"]["news"], setup["kbs"]["hr"]
+    assert client.get(f"/api/knowledge-bases/{kb_news}", headers=headers).status_code == 200
+    assert client.get(f"/api/knowledge-bases/{kb_hr}", headers=headers).status_code == 403
+    bad = {"Authorization": "Bearer not-a-token"}
+    assert client.get(f"/api/knowledge-bases/{kb_news}", headers=bad).status_code == 401
+
+
+def test_revoked_keys_and_disabled_users_stop_at_once(setup: dict[str, Any]) -> None:
+    client = setup["client"]
+    auth = client.app.state.runtime.auth  # type: ignore[attr-defined]
+    key, record = auth.create_key("temp")
+    assert call(client, "GET", "/api/knowledge-bases", key).status_code == 200
+    auth.revoke_key(record.prefix)
+    assert call(client, "GET", "/api/knowledge-bases", key).status_code == 401
+    auth.create_user("lee", "password-lee")
+    token = client.post("/token", data={"username": "lee", "password": "password-lee"}).json()
+    headers = {"Authorization": f"Bearer {token['access_token']}"}
+    assert client.get("/api/knowledge-bases", headers=headers).status_code == 200
+    auth.disable_user("lee")
+    assert client.get("/api/knowledge-bases", headers=headers).status_code == 401
+
+
+def test_public_paths_and_secrets_kept_out_of_logs(setup, caplog) -> None:  # type: ignore[no-untyped-def]
+    client = setup["client"]
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/api/v1/health").status_code == 200
+    with caplog.at_level(logging.DEBUG):
+        call(client, "GET", "/api/knowledge-bases", "prk_secret-that-must-not-leak")
+        call(client, "GET", "/api/knowledge-bases", setup["news"])
+    assert "secret-that-must-not-leak" not in caplog.text
+    assert setup["news"] not in caplog.text
+
+
+def test_keys_are_stored_hashed(setup: dict[str, Any]) -> None:
+    runtime = setup["client"].app.state.runtime
+    with runtime.metadata.engine.connect() as conn:
+        stored = " ".join(str(row) for row in conn.exec_driver_sql("SELECT * FROM api_keys"))
+    assert setup["news"] not in stored and setup["news"][:12] in stored
+
+
+def test_refuses_to_start_with_auth_on_and_the_default_secret(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path, auth=AuthSettings(enabled=True))  # type: ignore[call-arg]
+    with pytest.raises(InvalidInput, match="SECRET_KEY"):
+        create_app(settings)
