@@ -48,3 +48,26 @@ def test_ask_streams_an_extractive_answer_with_sources(tmp_path: Path) -> None:
     lines = planrag(data, "ask", "환불 규정", "--kb", "policy", "--json").stdout.splitlines()
     assert [json.loads(line)["event"] for line in lines][0] == "search_plan"
     assert json.loads(lines[-1])["event"] == "end"
+
+
+def test_keys_and_users_commands(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    created = planrag(data, "keys", "create", "reporting", "--kb", "news")
+    assert created.returncode == 0, created.stderr
+    key = created.stdout.strip()
+    assert key.startswith("prk_") and "store it now" in created.stderr
+    listed = json.loads(planrag(data, "keys", "list", "--json").stdout)
+    assert [(k["name"], k["knowledge_bases"], k["revoked_at"]) for k in listed] == [
+        ("reporting", ["news"], None)
+    ]
+    assert key not in json.dumps(listed)
+    assert planrag(data, "keys", "revoke", listed[0]["prefix"]).returncode == 0
+    assert json.loads(planrag(data, "keys", "list", "--json").stdout)[0]["revoked_at"]
+    assert planrag(data, "keys", "revoke", "nope").returncode == 1
+    user = planrag(data, "users", "create", "kim", "--password-stdin", stdin="long-password\n")
+    assert user.returncode == 0, user.stderr
+    short = planrag(data, "users", "create", "lee", "--password-stdin", stdin="short\n")
+    assert short.returncode == 1 and "8 characters" in short.stderr
+    users = json.loads(planrag(data, "users", "list", "--json").stdout)
+    assert [(u["username"], u["disabled"]) for u in users] == [("kim", False)]
+    assert planrag(data, "users", "disable", "kim").returncode == 0
