@@ -15,28 +15,24 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, ModelUnavailable, PlanragError
+from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import Settings
-from planrag.core.types import Hit, KnowledgeBase
+from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
+from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
-    RetrieveFilters,
-    RetrieveRequest,
-    ScoreWeights,
 )
 from planrag.stores.catalog import Catalog, DocumentFilter
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
 log = logging.getLogger(__name__)
-# With sort newest/oldest, candidates below this fraction of the best score are dropped first.
-SORT_RELEVANCE_FLOOR = 0.5
 
 
 class LLMChoice(BaseModel):
@@ -126,7 +122,7 @@ class AskService:
         self._settings = settings
         self._metadata = metadata
         self._catalog = catalog
-        self._retrieval = retrieval
+        self._executor = PlanExecutor(retrieval, settings.ask.max_passages)
         self._planner = planner
         self._chat = chat
         self._traces = traces
@@ -182,94 +178,6 @@ class AskService:
         scope = self.scope(request, readable, doc_id)
         return self._planner.plan(request.question, scope, model)
 
-    # ------------------------------------------------------------------ execution
-
-    def execute(
-        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
-    ) -> tuple[list[Passage], dict[str, Any]]:
-        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
-        found: list[tuple[str, Hit]] = []
-        per_kb: dict[str, int] = {}
-        notes: list[str] = []
-        for name in plan.knowledge_bases:
-            kb = kbs[name]
-            hits = self._retrieve(kb, plan, question, notes)
-            per_kb[name] = len(hits)
-            found.extend((name, h) for h in hits)
-        found.sort(key=lambda item: -item[1].score)
-        merged = len(found)
-        if plan.limit:  # `limit` counts documents: keep each one's best passage
-            best: dict[str, tuple[str, Hit]] = {}
-            for item in found:
-                best.setdefault(item[1].doc_id, item)
-            found = list(best.values())
-        if plan.sort != "relevance":
-            # Date order among the relevant only: a weak match must not win by being recent.
-            if found:
-                floor = found[0][1].score * SORT_RELEVANCE_FLOOR
-                found = [x for x in found if x[1].score >= floor]
-            newest = plan.sort == "newest"
-            dated = [x for x in found if x[1].metadata.date]
-            undated = [x for x in found if not x[1].metadata.date]
-            dated.sort(key=lambda x: x[1].metadata.date or "", reverse=newest)
-            found = dated + undated
-        if plan.limit:
-            found = found[: plan.limit]
-        found = found[: self._settings.ask.max_passages]
-        passages = [
-            Passage(
-                n=i,
-                chunk_id=hit.chunk_id,
-                doc_id=hit.doc_id,
-                knowledge_base=name,
-                title=hit.metadata.title,
-                date=hit.metadata.date,
-                score=round(hit.score, 4),
-                content=hit.content,
-            )
-            for i, (name, hit) in enumerate(found, start=1)
-        ]
-        stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
-        if notes:
-            stages["notes"] = notes
-        return passages, stages
-
-    def _retrieve(
-        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
-    ) -> list[Hit]:
-        f = plan.filters
-        request = RetrieveRequest(
-            query=(plan.query or question)[:2000],
-            strategy=plan.strategy,
-            top_k=plan.top_k,
-            score_threshold=plan.threshold,
-            hybrid_mode=plan.hybrid_mode,
-            filters=RetrieveFilters(
-                doc_ids=f.doc_ids or None,
-                authors=f.authors or None,
-                domains=f.domains or None,
-                date_from=f.time.from_ if f.time else None,
-                date_to=f.time.to if f.time else None,
-                title_contains=f.title_contains,
-            ),
-            weights=(
-                ScoreWeights(chunk=plan.weights.chunk, title=plan.weights.title)
-                if plan.weights.title > 0
-                else None
-            ),
-            use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
-            reranker_top_k=plan.rerank.top_k,
-            reranker_threshold=plan.rerank.threshold,
-        )
-        try:
-            return self._retrieval.retrieve(kb.id, request)
-        except ModelUnavailable as exc:
-            if not (request.use_reranker or request.strategy == "2-stage"):
-                raise
-            notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
-            fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
-            return self._retrieval.retrieve(kb.id, fallback)
-
     # ------------------------------------------------------------------ the stream
 
     async def ask(
@@ -304,7 +212,7 @@ class AskService:
                 kbs = {kb.name: kb for kb in readable}
                 searched = time.perf_counter()
                 passages, stages = await asyncio.to_thread(
-                    self.execute, plan, request.question, kbs
+                    self._executor.execute, plan, request.question, kbs
                 )
                 data["timings_ms"]["search"] = _ms(searched)
                 data["stages"] = stages

@@ -1,0 +1,113 @@
+"""Running a validated plan: each chosen knowledge base through the retrieval service (the
+whitelisted executors, filters as typed trees), merged, sorted, limited and numbered as the
+passages an answer may cite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planrag.core.errors import ModelUnavailable
+from planrag.core.types import Hit, KnowledgeBase
+from planrag.planner.schema import SearchPlan
+from planrag.services.answers import Passage
+from planrag.services.retrieval import (
+    RetrievalService,
+    RetrieveFilters,
+    RetrieveRequest,
+    ScoreWeights,
+)
+
+# With sort newest/oldest, candidates below this fraction of the best score are dropped first.
+SORT_RELEVANCE_FLOOR = 0.5
+
+
+class PlanExecutor:
+    def __init__(self, retrieval: RetrievalService, max_passages: int) -> None:
+        self._retrieval = retrieval
+        self._max_passages = max_passages
+
+    def execute(
+        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
+    ) -> tuple[list[Passage], dict[str, Any]]:
+        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        found: list[tuple[str, Hit]] = []
+        per_kb: dict[str, int] = {}
+        notes: list[str] = []
+        for name in plan.knowledge_bases:
+            kb = kbs[name]
+            hits = self._retrieve(kb, plan, question, notes)
+            per_kb[name] = len(hits)
+            found.extend((name, h) for h in hits)
+        found.sort(key=lambda item: -item[1].score)
+        merged = len(found)
+        if plan.limit:  # `limit` counts documents: keep each one's best passage
+            best: dict[str, tuple[str, Hit]] = {}
+            for item in found:
+                best.setdefault(item[1].doc_id, item)
+            found = list(best.values())
+        if plan.sort != "relevance":
+            # Date order among the relevant only: a weak match must not win by being recent.
+            if found:
+                floor = found[0][1].score * SORT_RELEVANCE_FLOOR
+                found = [x for x in found if x[1].score >= floor]
+            newest = plan.sort == "newest"
+            dated = [x for x in found if x[1].metadata.date]
+            undated = [x for x in found if not x[1].metadata.date]
+            dated.sort(key=lambda x: x[1].metadata.date or "", reverse=newest)
+            found = dated + undated
+        if plan.limit:
+            found = found[: plan.limit]
+        found = found[: self._max_passages]
+        passages = [
+            Passage(
+                n=i,
+                chunk_id=hit.chunk_id,
+                doc_id=hit.doc_id,
+                knowledge_base=name,
+                title=hit.metadata.title,
+                date=hit.metadata.date,
+                score=round(hit.score, 4),
+                content=hit.content,
+            )
+            for i, (name, hit) in enumerate(found, start=1)
+        ]
+        stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
+        if notes:
+            stages["notes"] = notes
+        return passages, stages
+
+    def _retrieve(
+        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
+    ) -> list[Hit]:
+        f = plan.filters
+        request = RetrieveRequest(
+            query=(plan.query or question)[:2000],
+            strategy=plan.strategy,
+            top_k=plan.top_k,
+            score_threshold=plan.threshold,
+            hybrid_mode=plan.hybrid_mode,
+            filters=RetrieveFilters(
+                doc_ids=f.doc_ids or None,
+                authors=f.authors or None,
+                domains=f.domains or None,
+                date_from=f.time.from_ if f.time else None,
+                date_to=f.time.to if f.time else None,
+                title_contains=f.title_contains,
+            ),
+            weights=(
+                ScoreWeights(chunk=plan.weights.chunk, title=plan.weights.title)
+                if plan.weights.title > 0
+                else None
+            ),
+            use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
+            reranker_top_k=plan.rerank.top_k,
+            reranker_threshold=plan.rerank.threshold,
+        )
+        try:
+            return self._retrieval.retrieve(kb.id, request)
+        except ModelUnavailable as exc:
+            if not (request.use_reranker or request.strategy == "2-stage"):
+                raise
+            notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
+            fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
+            return self._retrieval.retrieve(kb.id, fallback)
