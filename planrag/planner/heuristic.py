@@ -19,13 +19,15 @@ _GREETING = (
     r"안녕(?:하세요|하십니까|히\s*계세요|히)?|반갑(?:습니다|네요)|반가워(?:요)?|고마워(?:요)?|고맙"
     r"(?:습니다|네요)|감사(?:합니다|해요|드립니다|드려요)?|땡큐|수고(?:하셨습니다|하셨어요|했어요|하세요)"
     r"|좋은\s*(?:아침|하루)(?:입니다|이에요)?|잘\s*가(?:요)?|또\s*봐(?:요)?|네|넵|응|ㅎㅇ|ㄳ|ㄱㅅ"
-    r"|hi|hello|hey|yo|thanks?(?:\s+(?:you|a\s+lot|so\s+much))*|thank\s+you(?:\s+so\s+much)?"
+    r"|여러분|ㅎㅎ|ㅋㅋ|안녕히\s*(?:계세요|가세요)"
+    r"|hi|hello|hey|yo|there|everyone|all|thanks?(?:\s+(?:you|a\s+lot|so\s+much))*|thank\s+you(?:\s+so\s+much)?"
     r"|good\s+(?:morning|afternoon|evening|night)|bye|goodbye|see\s+you|ok(?:ay)?|cheers"
 )
 _DIRECT = re.compile(rf"^(?:(?:{_GREETING})[\s!.,~?^ㅎㅋ:)]*)+$", re.IGNORECASE)
 
 _NEWEST = re.compile(
-    r"최신\s*순|최신|가장\s*최근|최근\s*순|최근(?!\s*(?:\d|한|두|세|일주일))|새로\s*나온|"
+    # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
+    r"최신\s*순|최신|최근|새로\s*나온|요즘|"
     r"\bnewest\b|\blatest\b|\bmost\s+recent\b|\brecent(?:ly)?\b|\bnew\s+first\b",
     re.IGNORECASE,
 )

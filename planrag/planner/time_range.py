@@ -146,6 +146,11 @@ _YEAR_EN = r"(?P<y>(?:19|20)\d{2})"
 _PART_EN = r"(?P<part>early|mid|late|end\s+of)"
 
 
+def _n(name: str) -> str:
+    """The number pattern under another group name (one regex may not reuse a name)."""
+    return _NUM.replace("?P<n>", f"?P<{name}>")
+
+
 def _number(text: str) -> int:
     return int(text) if text.isdigit() else NATIVE_NUMBERS[text.lower()]
 
@@ -264,6 +269,60 @@ def _ko_year(m: re.Match[str], today: date) -> tuple[date, date] | None:
     return (date(year, 1, 1), date(year, 12, 31)) if year else None
 
 
+WEEKDAYS_KO = "월화수목금토일"
+WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+@rule(
+    r"(?P<rel>지난\s*주|저번\s*주|이번\s*주|지난|저번|last|this|previous)?\s*"
+    r"(?P<ko>[월화수목금토일])요일|(?P<rel2>last|this|previous)?\s*(?P<en>monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)"
+)
+def _weekday(m: re.Match[str], today: date) -> tuple[date, date]:
+    """A bare weekday is the most recent one (today included); "지난/last" X is the most recent
+    one before today ("지난주 X요일": that day of last week); "이번 주 X요일/this X":
+    this week's."""
+    index = WEEKDAYS_KO.index(m["ko"]) if m["ko"] else WEEKDAYS_EN.index(m["en"].lower())
+    rel = (m["rel"] or m["rel2"] or "").replace(" ", "").lower()
+    monday = _monday(today)
+    if rel in ("지난주", "저번주"):
+        day = monday - timedelta(weeks=1) + timedelta(days=index)
+    elif rel in ("이번주", "this"):
+        day = monday + timedelta(days=index)
+    else:
+        back = (today.weekday() - index) % 7
+        if back == 0 and rel:
+            back = 7
+        day = today - timedelta(days=back)
+    return day, day
+
+
+@rule(r"(?P<rel>지난|저번|이번|last|this)\s*(?:주말|weekend)")
+def _weekend(m: re.Match[str], today: date) -> tuple[date, date]:
+    saturday = _monday(today) + timedelta(days=5)
+    if m["rel"].lower() in ("지난", "저번", "last"):
+        saturday -= timedelta(weeks=1)
+    return saturday, saturday + timedelta(days=1)
+
+
+@rule(r"지지난\s*주")
+def _week_before_last(m: re.Match[str], today: date) -> tuple[date, date]:
+    monday = _monday(today) - timedelta(weeks=2)
+    return monday, monday + timedelta(days=6)
+
+
+@rule(r"지지난\s*달")
+def _month_before_last(m: re.Match[str], today: date) -> tuple[date, date]:
+    first = add_months(today.replace(day=1), -2)
+    return first, month_end(first.year, first.month)
+
+
+@rule(rf"(?:past|last)\s+{_NUM}\s+hours?|{_n('n2')}\s*시간\s*(?:이내|동안|안)")
+def _hours(m: re.Match[str], today: date) -> tuple[date, date]:
+    hours = _number(m["n"] or m["n2"])
+    return today - timedelta(days=max(0, (hours - 1) // 24 + 1)), today
+
+
 @rule(r"오늘|금일|today|tonight|this\s+morning")
 def _today(m: re.Match[str], today: date) -> tuple[date, date]:
     return today, today
@@ -279,10 +338,6 @@ def _day_before_yesterday(m: re.Match[str], today: date) -> tuple[date, date]:
 def _yesterday(m: re.Match[str], today: date) -> tuple[date, date]:
     day = today - timedelta(days=1)
     return day, day
-
-
-def _n(name: str) -> str:
-    return _NUM.replace("?P<n>", f"?P<{name}>")
 
 
 @rule(
