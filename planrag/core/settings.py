@@ -51,9 +51,9 @@ class PgSettings(BaseModel):
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
     ef_search: int = Field(default=64, ge=1, le=1000)
-    # A KB, or a filter, with at most this many chunks is searched exactly (pgvector 0.6 has no
-    # iterative scan: a filtered HNSW search can return fewer than top_k); a KB's HNSW index is
-    # built when it first holds more.
+    # A KB of at most this many chunks is searched exactly; its HNSW index is built when it
+    # first holds more. (Filters too selective for HNSW are searched exactly whatever the size:
+    # pgvector 0.6 has no iterative scan.)
     exact_scan_rows: int = Field(default=10000, ge=0)
 
 

@@ -17,17 +17,19 @@ it ≈ 0.2 ms a row). So a KB's HNSW index is built in one go when an upsert fir
 past that many rows, and kept up to date from then on; until then every search is exact.
 
 Selective filters: pgvector 0.6.2 has no iterative scan, so an HNSW search with a filter keeps
-only the matching rows among the `hnsw.ef_search` it visits. A search with a filter first counts
-the matching rows (stopping at `exact_scan_rows` + 1): at most that many are searched exactly
-(index scans off for the transaction, so PostgreSQL reads just the matching rows and sorts them:
-always min(top_k, matches) rows); more use HNSW with `hnsw.ef_search` raised by the estimated
-selectivity (`SET LOCAL`, via set_config, in the transaction). An HNSW result shorter than top_k
+only the matching rows among the `hnsw.ef_search` it visits. With a filter, the planner's
+estimate of its selectivity s (EXPLAIN: statistics, no scan) decides: when even the widest beam
+(1,000) would not hold 2·top_k matching rows, the search is exact (index scans off for the
+transaction, so PostgreSQL reads the matching rows — a bitmap scan for doc_id/date filters —
+and sorts them: always min(top_k, matches) rows); otherwise HNSW with `hnsw.ef_search` ≈
+2·top_k / s (`SET LOCAL`, via set_config, in the transaction). An HNSW result shorter than top_k
 while more rows match falls back to the exact scan.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import threading
@@ -270,6 +272,7 @@ class PgVectorStore:
                 sql.Literal(self._settings.hnsw_ef_construction),
             )
         )
+        conn.execute(sql.SQL("ANALYZE {}").format(table.chunks))  # statistics for estimates
 
     def delete(self, kb_id: str, where: Filter) -> None:
         if where is None:
@@ -320,14 +323,14 @@ class PgVectorStore:
             if not self._has_index(conn, table):  # a small KB: exact
                 rows = self._scan(conn, table, query, top_k, condition, params, exact=True)
             elif where is not None:
-                cap = self._settings.exact_scan_rows
-                matched = self._count(conn, table, condition, params, cap + 1)
-                if matched <= cap:
+                # The planner's estimate of the filter's selectivity (no scan): HNSW visits
+                # ef_search rows and keeps the matching ones, so it needs ef ≈ top_k / s.
+                matching = self._estimate(conn, table, condition, params)
+                share = matching / max(1.0, self._estimate(conn, table, sql.SQL("TRUE"), []))
+                if share * MAX_EF_SEARCH < 2 * top_k:  # too selective for HNSW to fill top_k
                     rows = self._scan(conn, table, query, top_k, condition, params, exact=True)
                 else:
-                    total = max(matched, self._estimated_rows(conn, table))
-                    selectivity = max(matched / total, 1e-6)  # a lower bound: matched was capped
-                    ef = min(MAX_EF_SEARCH, max(ef, math.ceil(2 * top_k / selectivity)))
+                    ef = min(MAX_EF_SEARCH, max(ef, math.ceil(2 * top_k / share)))
             if rows is None:
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
                 rows = self._scan(conn, table, query, top_k, condition, params, exact=False)
@@ -384,14 +387,18 @@ class PgVectorStore:
         return int(row[0]) if row else 0
 
     @staticmethod
-    def _estimated_rows(conn: psycopg.Connection[Any], table: _Table) -> int:
-        row = conn.execute(
-            "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)", [table.name]
-        ).fetchone()
-        if row and row[0] and row[0] > 0:
-            return int(row[0])
-        row = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(table.chunks)).fetchone()
-        return int(row[0]) if row else 0
+    def _estimate(
+        conn: psycopg.Connection[Any], table: _Table, condition: sql.Composable, params: list[Any]
+    ) -> float:
+        """The planner's estimate of the rows a filter matches (statistics, no scan)."""
+        statement = sql.SQL("EXPLAIN (FORMAT JSON) SELECT 1 FROM {} WHERE {}").format(
+            table.chunks, condition
+        )
+        row = conn.execute(statement, params).fetchone()
+        plan = row[0] if row else None
+        if isinstance(plan, str):
+            plan = json.loads(plan)
+        return float(plan[0]["Plan"]["Plan Rows"]) if plan else 0.0
 
     # ── title vectors ──────────────────────────────────────────────────────────────────
     def upsert_titles(self, kb_id: str, records: list[TitleRecord]) -> None:

@@ -142,3 +142,24 @@ def test_a_filter_hnsw_cannot_fill_falls_back_to_an_exact_scan(rare, pg_database
     assert [h.chunk_id for h in hits] == [f"c{i}" for i in exact]
     # Asking for more than match: every matching row, no error.
     assert len(store.search("kb", query.tolist(), 50, Eq(field="author", value="rare"))) == 15
+
+
+def test_a_broad_filter_on_an_indexed_kb_goes_through_hnsw(rare, monkeypatch) -> None:
+    store, vectors = rare
+    query = vectors[3]
+    scans: list[bool] = []
+    scan = PgVectorStore._scan
+
+    def spy(*args, exact: bool):  # type: ignore[no-untyped-def]
+        scans.append(exact)
+        return scan(*args, exact=exact)
+
+    monkeypatch.setattr(PgVectorStore, "_scan", staticmethod(spy))
+    hits = store.search("kb", query.tolist(), 10, Eq(field="author", value="common"))
+    assert scans == [False]  # HNSW, and it filled top_k: no exact fallback
+    store.search("kb", query.tolist(), 10, Eq(field="author", value="rare"))
+    assert scans == [False, True]  # 0.5 %: straight to the exact scan
+    assert len(hits) == 10 and {h.author for h in hits} == {"common"}
+    allowed = [i for i in range(N) if i % 200 != 7]
+    exact = sorted(allowed, key=lambda i: float(vectors[i] @ query), reverse=True)[:10]
+    assert len({h.chunk_id for h in hits} & {f"c{i}" for i in exact}) >= 8
