@@ -302,3 +302,18 @@ def test_plan_weights_reach_the_title_weighted_search(with_llm: Served) -> None:
     assert data(stream, "search_result")["hits"][0]["doc_id"] == with_llm.doc_ids["rates.md"]
     trace = httpx.get(f"{with_llm.url}/ai/v2/traces/{data(stream, 'end')['trace_id']}").json()
     assert trace["data"]["envelope"]["plan"]["weights"] == weights
+
+
+def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: EmbedderRegistry) -> None:
+    script = Script()
+    with serve_llm(script) as llm_url:
+        llm = LLMSettings(base_url=llm_url, api_key="k", model="test-model", timeout_s=3.0)
+        settings = Settings(_env_file=None, data_dir=tmp_path, llm=llm)  # type: ignore[call-arg]
+        settings.ask.heartbeat_s = 0.2
+        with serve(create_app(settings, embedders)) as url:
+            script.replies += [llm_plan(mode="direct"), Reply("안녕하세요 " * 5, chunk_delay_s=0.3)]
+            body = {"question": "안녕", "now": NOW}
+            with httpx.stream("POST", f"{url}/ai/v2/ask", json=body, timeout=60) as r:
+                lines = list(r.iter_lines())
+    assert any(line.startswith(":") for line in lines), lines
+    assert "event: end" in lines
