@@ -47,30 +47,27 @@ class ChatClient:
     def configured(self) -> bool:
         return self.settings.configured
 
-    def _client(self) -> Any:
+    def _options(self) -> dict[str, Any]:
         if not self.configured:
             raise not_configured()
+        return {
+            "base_url": self.settings.base_url or None,
+            "api_key": self.settings.api_key or "not-needed",
+            "max_retries": 0,
+        }
+
+    def _client(self) -> Any:
         if self._sync is None:
             from openai import OpenAI
 
-            self._sync = OpenAI(
-                base_url=self.settings.base_url or None,
-                api_key=self.settings.api_key or "not-needed",
-                max_retries=0,
-            )
+            self._sync = OpenAI(**self._options())
         return self._sync
 
     def _async_client(self) -> Any:
-        if not self.configured:
-            raise not_configured()
         if self._async is None:
             from openai import AsyncOpenAI
 
-            self._async = AsyncOpenAI(
-                base_url=self.settings.base_url or None,
-                api_key=self.settings.api_key or "not-needed",
-                max_retries=0,
-            )
+            self._async = AsyncOpenAI(**self._options())
         return self._async
 
     def complete_json(
