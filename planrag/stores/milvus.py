@@ -165,11 +165,18 @@ class MilvusStore:
             hits = self._search(kb_id, metric, vector, top_k, where, ef)
             if where is None or len(hits) >= top_k:
                 return hits
-            matched = self.count(kb_id, where)
-            if matched <= len(hits):
-                return hits
-            if matched <= EXACT_FALLBACK_ROWS:
-                return self._exact(kb_id, metric, vector, top_k, where, matched)
+            # One pass over the filter (Milvus Lite evaluates it row by row): the matching rows
+            # with their vectors, up to the exact-scan limit.
+            rows = self._client.query(
+                collection_name(kb_id),
+                filter=render_milvus(where),
+                output_fields=[*OUTPUT_FIELDS, "vector"],
+                limit=EXACT_FALLBACK_ROWS + 1,
+            )
+            if len(rows) <= len(hits):
+                return hits  # nothing else matches
+            if len(rows) <= EXACT_FALLBACK_ROWS:
+                return self._exact(metric, vector, top_k, rows)
             return self._search(kb_id, metric, vector, top_k, where, MAX_EF)
 
     def _search(
@@ -207,24 +214,11 @@ class MilvusStore:
             )
         return hits
 
+    @staticmethod
     def _exact(
-        self,
-        kb_id: str,
-        metric: Metric,
-        vector: list[float],
-        top_k: int,
-        where: Filter,
-        matched: int,
+        metric: Metric, vector: list[float], top_k: int, rows: list[dict[str, Any]]
     ) -> list[VectorHit]:
-        """Exact nearest rows among those the filter matches, with Milvus's distances."""
-        rows = self._client.query(
-            collection_name(kb_id),
-            filter=render_milvus(where),
-            output_fields=[*OUTPUT_FIELDS, "vector"],
-            limit=matched,
-        )
-        if not rows:
-            return []
+        """The exact nearest of the given rows, with Milvus's distances for the metric."""
         matrix = np.asarray([row["vector"] for row in rows], dtype=np.float64)
         query = np.asarray(vector, dtype=np.float64)
         if metric == "L2":
