@@ -18,6 +18,7 @@ import importlib.util
 import logging
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -77,6 +78,48 @@ def sqlalchemy_url(conninfo: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
+def _reachable(path: Path, account: pwd.struct_passwd) -> bool:
+    """Whether `account` can walk down to `path` (every directory on the way searchable)."""
+    for directory in [path, *path.parents]:
+        st = directory.stat()
+        if st.st_uid == account.pw_uid:
+            if not st.st_mode & stat.S_IXUSR:
+                return False
+        elif st.st_gid == account.pw_gid:
+            if not st.st_mode & stat.S_IXGRP:
+                return False
+        elif not st.st_mode & stat.S_IXOTH:
+            return False
+    return True
+
+
+def reachable_bin_dir(bin_dir: Path, account: pwd.struct_passwd | None) -> Path:
+    """pgserver's binaries where the OS user running them can reach them: in place, or (a venv
+    under a private directory such as /root) a copy under the temp dir, made once, that keeps
+    the wheel's relative layout (`bin/../../../pgserver.libs` holds its shared libraries)."""
+    if account is None or _reachable(bin_dir, account):
+        return bin_dir
+    site = bin_dir.parents[2]  # bin → pginstall → pgserver → site-packages
+    digest = hashlib.sha1(str(site).encode()).hexdigest()[:12]
+    target = Path(tempfile.gettempdir()) / f"planrag-pgserver-{digest}"
+    copied = target / bin_dir.relative_to(site)
+    if (copied / "postgres").exists() and target.stat().st_uid == os.geteuid():
+        return copied
+    staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    parts = ["pgserver/pginstall/bin", "pgserver/pginstall/lib", "pgserver/pginstall/share"]
+    for part in [*parts, "pgserver.libs"]:
+        if (site / part).exists():
+            shutil.copytree(site / part, staging / part, symlinks=True)
+    for directory in [staging, *(d for d in staging.rglob("*") if d.is_dir())]:
+        directory.chmod(0o755)
+    try:
+        staging.rename(target)
+    except OSError:  # another process made it first
+        shutil.rmtree(staging, ignore_errors=True)
+    log.info("pgserver's binaries copied to %s for OS user %s", target, account.pw_name)
+    return copied
+
+
 def _quote_conf(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -84,10 +127,10 @@ def _quote_conf(value: str) -> str:
 class EmbeddedPostgres:
     """One PostgreSQL data directory, started and stopped by this process."""
 
-    def __init__(self, pgdata: Path, os_user: str = SUPERUSER) -> None:
+    def __init__(self, pgdata: Path, os_user: str = SUPERUSER, bin_dir: Path | None = None) -> None:
         self.pgdata = pgdata.expanduser().resolve()
-        self._bin = pgserver_bin_dir()
         self._account = self._run_as(os_user)
+        self._bin = reachable_bin_dir(bin_dir or pgserver_bin_dir(), self._account)
         self._owned = False  # whether this process started the server (and so stops it)
         self._lock = threading.Lock()
 
@@ -179,15 +222,13 @@ class EmbeddedPostgres:
             return
         for path in dirs:
             os.chown(path, self._account.pw_uid, self._account.pw_gid)
-        for parent in self.pgdata.parents:
-            mode = parent.stat().st_mode
-            if not mode & stat.S_IXOTH and parent.stat().st_uid != self._account.pw_uid:
-                raise StoreUnavailable(
-                    f"the embedded PostgreSQL runs as OS user {self._account.pw_name!r}, who "
-                    f"cannot reach {self.pgdata}: {parent} is not traversable (chmod o+x), or "
-                    "set PLANRAG_PG__DATA_DIR elsewhere, or PLANRAG_PG__URL",
-                    setting="PLANRAG_PG__DATA_DIR",
-                )
+        if not _reachable(self.pgdata.parent, self._account):
+            raise StoreUnavailable(
+                f"the embedded PostgreSQL runs as OS user {self._account.pw_name!r}, who cannot "
+                f"reach {self.pgdata}: make its parent directories traversable (chmod o+x), or "
+                "set PLANRAG_PG__DATA_DIR elsewhere, or PLANRAG_PG__URL",
+                setting="PLANRAG_PG__DATA_DIR",
+            )
 
     def _write_config(self) -> None:
         """Our settings in an included file, rewritten at every start (the socket dir may move)."""

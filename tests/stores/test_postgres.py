@@ -3,6 +3,7 @@ fallback for selective filters (pgvector 0.6.2 has no iterative scan)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -12,10 +13,11 @@ import numpy as np
 import psycopg
 import pytest
 
+from planrag.core.errors import StoreUnavailable
 from planrag.core.settings import PgSettings
 from planrag.stores.filters import Eq
 from planrag.stores.pgvector import PgVectorStore, table_name
-from planrag.stores.postgres import PostgresProvider
+from planrag.stores.postgres import EmbeddedPostgres, PostgresProvider, pgserver_bin_dir
 from planrag.stores.vector import VectorRecord
 from tests.stores.conformance import DIM, unit
 
@@ -163,3 +165,28 @@ def test_a_broad_filter_on_an_indexed_kb_goes_through_hnsw(rare, monkeypatch) ->
     allowed = [i for i in range(N) if i % 200 != 7]
     exact = sorted(allowed, key=lambda i: float(vectors[i] @ query), reverse=True)[:10]
     assert len({h.chunk_id for h in hits} & {f"c{i}" for i in exact}) >= 8
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs the server as another OS user")
+def test_binaries_in_a_private_venv_are_copied_where_postgres_can_run_them(
+    reachable_dir: Path,
+) -> None:
+    site = pgserver_bin_dir().parents[2]
+    private = Path(tempfile.mkdtemp(prefix="planrag-private-"))  # 0700, like /root
+    parts = ["pgserver/pginstall/bin", "pgserver/pginstall/lib", "pgserver/pginstall/share"]
+    try:
+        for part in [*parts, "pgserver.libs"]:
+            shutil.copytree(site / part, private / part, symlinks=True)
+        server = EmbeddedPostgres(reachable_dir / "pg", bin_dir=private / parts[0])
+        copy_root = server._bin.parents[2]
+        try:
+            server.start()
+            with psycopg.connect(server.conninfo()) as conn:
+                assert conn.execute("SELECT 1").fetchone() == (1,)
+        finally:
+            server.stop()
+            shutil.rmtree(copy_root, ignore_errors=True)
+        with pytest.raises(StoreUnavailable, match="traversable"):
+            EmbeddedPostgres(private / "pg").start()  # a data dir it cannot reach: said so
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
