@@ -123,6 +123,15 @@ def test_search_F000006_bad_date(shared: TestClient, params: dict) -> None:
     expect(response, 400, result_code="F000006", message="날짜는 YYYYMMDD 형식이어야 합니다.")
 
 
+def test_search_an_invalid_parameter_without_a_code_is_400(shared: TestClient) -> None:
+    """The spec gives no code for e.g. an over-long title: 400 with F000005, naming it."""
+    response = shared.get("/rag/search", params={"query_text": "메타버스", "title": "가" * 501})
+    expect(response, 400, result_code="F000005")
+    assert "title" in response.json()["message"]
+    long_title = shared.get("/rag/search", params={"query_text": "메타버스", "title": "가" * 300})
+    expect(long_title, 200, result_code="F000000")
+
+
 def test_search_F000005_server_error(client: TestClient) -> None:
     assert client.post("/rag/insert", json=news()).status_code == 200
     wait_indexed(client)
