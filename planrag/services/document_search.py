@@ -46,7 +46,7 @@ class DocumentFilters(BaseModel):
     author: str | None = None
     start_date: str | None = None
     end_date: str | None = None
-    title: str | None = Field(default=None, max_length=500, description="title contains")
+    title: str | None = Field(default=None, max_length=200, description="title contains")
     info: dict[str, Any] | None = None
     tags: dict[str, Any] | None = None
     doc_ids: list[str] | None = Field(default=None, description="internal document ids")

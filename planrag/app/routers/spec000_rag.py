@@ -155,7 +155,7 @@ def search(
     author: str | None = None,
     start_date: Annotated[Date, Query(description="YYYYMMDD", examples=["20240301"])] = None,
     end_date: Annotated[Date, Query(description="YYYYMMDD", examples=["20240315"])] = None,
-    title: Annotated[str | None, Query(max_length=500, description="제목 포함")] = None,
+    title: Annotated[str | None, Query(max_length=200, description="제목 포함")] = None,
     info_filter: Annotated[
         str | None, Query(description="JSON 객체", examples=['{"press_num": "비즈니스 워치"}'])
     ] = None,

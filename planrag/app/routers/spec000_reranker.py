@@ -88,7 +88,7 @@ def enhanced_search(
     author: str | None = None,
     start_date: Annotated[Date, Query(description="YYYYMMDD")] = None,
     end_date: Annotated[Date, Query(description="YYYYMMDD")] = None,
-    title: Annotated[str | None, Query(max_length=500)] = None,
+    title: Annotated[str | None, Query(max_length=200, description="제목 포함")] = None,
 ) -> EnhancedSearchResponse:
     """`raw_results` passages (hybrid retrieval) → reranker → the best `top_k`; `score` is the
     reranker's, in [0, 1]. Nothing found: 200 with `F000003`."""
