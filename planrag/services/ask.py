@@ -9,6 +9,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -33,6 +34,7 @@ from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
 log = logging.getLogger(__name__)
+PLANNING_THREADS = 8
 
 
 class LLMChoice(BaseModel):
@@ -128,8 +130,12 @@ class AskService:
         self._traces = traces
         self._strategies = list(strategies)
         self.traces = traces
+        self._planning_pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="plan")
 
     # ------------------------------------------------------------------ planning
+
+    def close(self) -> None:
+        self._planning_pool.shutdown(wait=False, cancel_futures=True)
 
     def scope(
         self, request: PlanRequest, readable: list[KnowledgeBase], doc_id: str | None = None
@@ -201,7 +207,11 @@ class AskService:
         data: dict[str, Any] = {"timings_ms": {}}
         try:
             model = request.llm.model if request.llm else None
-            envelope = await asyncio.to_thread(self._planner.plan, request.question, scope, model)
+            # Planning has its own threads: a burst of asks must not queue the first event
+            # behind other asks' searches (embedding, BM25) in the shared default pool.
+            envelope = await asyncio.get_running_loop().run_in_executor(
+                self._planning_pool, self._planner.plan, request.question, scope, model
+            )
             plan = envelope.plan
             trace.source, trace.knowledge_bases = envelope.source, plan.knowledge_bases
             data["envelope"] = envelope.model_dump(mode="json", by_alias=True)

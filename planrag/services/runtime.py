@@ -184,6 +184,8 @@ class Runtime:
         return thread
 
     def close(self) -> None:
+        if "ask" in self.__dict__:  # built on first use (cached_property)
+            self.ask.close()
         self.ingestion.close()
         self.vectors.close()
         self.metadata.engine.dispose()

@@ -311,9 +311,13 @@ def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: Embedder
         settings = Settings(_env_file=None, data_dir=tmp_path, llm=llm)  # type: ignore[call-arg]
         settings.ask.heartbeat_s = 0.2
         with serve(create_app(settings, embedders)) as url:
-            script.replies += [llm_plan(mode="direct"), Reply("안녕하세요 " * 5, chunk_delay_s=0.3)]
+            script.replies += [
+                llm_plan(mode="direct", knowledge_bases=[]),
+                Reply("안녕하세요 " * 5, chunk_delay_s=0.3),
+            ]
             body = {"question": "안녕", "now": NOW}
             with httpx.stream("POST", f"{url}/ai/v2/ask", json=body, timeout=60) as r:
                 lines = list(r.iter_lines())
     assert any(line.startswith(":") for line in lines), lines
     assert "event: end" in lines
+    assert len(script.requests) == 2 and script.requests[1]["stream"] is True
