@@ -135,6 +135,26 @@ class Relaxation(BaseModel):
 class PlanEnvelope(BaseModel):
     """The plan and how it came to be: dry-run response, SSE `search_plan` data, stored trace."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "plan": {"mode": "rag", "strategy": "hybrid", "knowledge_bases": ["news"],
+                             "top_k": 10, "sort": "relevance", "limit": 2,
+                             "filters": {"time": {"from": "2025-11-10", "to": "2025-11-16",
+                                                  "expression": "지난주"}}},
+                    "source": "heuristic",
+                    "fallback_reason": None,
+                    "raw": None,
+                    "errors": [],
+                    "timings_ms": {"heuristic": 0.2, "total": 0.9},
+                    "relaxed": None,
+                    "now": "2025-11-21T10:00:00+09:00",
+                }
+            ]
+        }
+    )  # fmt: skip
+
     plan: SearchPlan
     source: Source
     fallback_reason: str | None = None

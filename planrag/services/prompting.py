@@ -3,7 +3,7 @@ one flagged as such when there is no LLM or it fails), plain chat, and the LLM's
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.core.errors import LLMUnavailable
 from planrag.core.settings import LLMSettings
@@ -26,6 +26,19 @@ class SummarizeRequest(BaseModel):
 
 
 class SummarizeResult(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "query": "메타버스 최신 동향",
+                    "summary": "메타버스 시장은 빠르게 성장하고 있습니다 [1].",
+                    "documents_count": 5,
+                    "prompt_length": 1024,
+                }
+            ]
+        }
+    )
+
     query: str
     summary: str
     documents_count: int
@@ -38,12 +51,32 @@ class SummarizeResult(BaseModel):
 
 
 class ChatResult(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "query": "메타버스란 무엇인가요?",
+                    "model": "llama2",
+                    "response": "메타버스는 가상과 현실이 융합된 세계입니다.",
+                }
+            ]
+        }
+    )
+
     query: str
     model: str
     response: str
 
 
 class ModelList(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"models": ["llama2", "mistral", "gemma"], "default_model": "llama2", "total": 3}
+            ]
+        }
+    )
+
     models: list[str]
     default_model: str
     total: int

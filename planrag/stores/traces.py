@@ -7,7 +7,7 @@ from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,30 @@ class TraceNotFound(NotFound):
 
 
 class Trace(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "6f1c…",
+                    "created_at": "2025-11-21T01:00:00Z",
+                    "question": "지난주 뉴스 요약해줘",
+                    "principal": "anonymous",
+                    "knowledge_bases": ["news"],
+                    "source": "heuristic",
+                    "status": "ok",
+                    "data": {
+                        "envelope": {},
+                        "stages": {"retrieved": {"news": 4}, "merged": 4, "passages": 4},
+                        "answer": "… [1]",
+                        "answer_source": "extractive",
+                        "citations": [],
+                        "timings_ms": {"plan": 1.2, "search": 35.0, "answer": 4.1, "total": 41.0},
+                    },
+                }
+            ]
+        }
+    )
+
     id: str
     created_at: datetime
     question: str
@@ -36,6 +60,21 @@ class Trace(BaseModel):
 
 
 class TraceSummary(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "6f1c…",
+                    "created_at": "2025-11-21T01:00:00Z",
+                    "question": "지난주 뉴스 요약해줘",
+                    "knowledge_bases": ["news"],
+                    "source": "heuristic",
+                    "status": "ok",
+                }
+            ]
+        }
+    )
+
     id: str
     created_at: datetime
     question: str

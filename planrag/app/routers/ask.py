@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
@@ -91,14 +92,18 @@ async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> 
 async def list_traces(
     runtime: RuntimeDep,
     access: AccessDep,
-    limit: int = Query(default=50, ge=1, le=500),
-    offset: int = Query(default=0, ge=0),
+    limit: int = Query(default=50, ge=1, le=500, examples=[20]),
+    offset: int = Query(default=0, ge=0, examples=[0]),
 ) -> list[TraceSummary]:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
     return await run_in_threadpool(runtime.ask.traces.list, limit, offset, readable)
 
 
 @router.get("/traces/{trace_id}", response_model=Trace, summary="One ask's full trace")
-async def get_trace(trace_id: str, runtime: RuntimeDep, access: AccessDep) -> Trace:
+async def get_trace(
+    trace_id: Annotated[str, Path(examples=["6f1c2a9e-0c1d-4b8e-9f3a-2d5e7c1b4a60"])],
+    runtime: RuntimeDep,
+    access: AccessDep,
+) -> Trace:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
     return await run_in_threadpool(runtime.ask.traces.get, trace_id, readable)

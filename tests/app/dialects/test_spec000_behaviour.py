@@ -207,6 +207,13 @@ def test_openapi_documents_every_dialect_route_with_examples(client: TestClient)
         ("get", "/api/v1/health"): "spec-003",
         ("get", "/api/v1/retrieve/resources"): "spec-004",
         ("post", "/api/v1/retrieve"): "spec-004",
+        ("post", "/prompt/summarize"): "spec-000 prompt",
+        ("post", "/prompt/chat"): "spec-000 prompt",
+        ("get", "/prompt/models"): "spec-000 prompt",
+        ("post", "/ai/v2/plan"): "ask (spec 002)",
+        ("post", "/ai/v2/ask"): "ask (spec 002)",
+        ("get", "/ai/v2/traces"): "ask (spec 002)",
+        ("get", "/ai/v2/traces/{trace_id}"): "ask (spec 002)",
     }
     for (method, path), tag in routes.items():
         operation = spec["paths"][path][method]
