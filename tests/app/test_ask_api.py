@@ -321,3 +321,17 @@ def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: Embedder
     assert any(line.startswith(":") for line in lines), lines
     assert "event: end" in lines
     assert len(script.requests) == 2 and script.requests[1]["stream"] is True
+
+
+def test_the_spec_002_request_example_is_accepted(plain: Served) -> None:
+    """Spec 002 §9's body as written (user_id, speech_tone and llm.provider are accepted)."""
+    body = {
+        "question": "9월 글 2개만 보여줘",
+        "user_id": "<uid>",
+        "speech_tone": -1,
+        "llm": {"provider": "openai", "model": "gpt-5-mini"},
+    }
+    stream = plain.ask(**body)
+    assert names(stream) == RAG_EVENTS
+    plan = data(stream, "search_plan")["plan"]
+    assert plan["limit"] == 2 and plan["filters"]["time"]["from"] == "2025-09-01"
