@@ -27,7 +27,7 @@ _DIRECT = re.compile(rf"^(?:(?:{_GREETING})[\s!.,~?^ㅎㅋ:)]*)+$", re.IGNORECAS
 
 _NEWEST = re.compile(
     # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
-    r"최신\s*순|최신|최근|새로\s*나온|요즘|"
+    r"최신\s*순|최신|최근|새로\s*나온|요즘|역순|내림차순|"
     r"\bnewest\b|\blatest\b|\bmost\s+recent\b|\brecent(?:ly)?\b|\bnew\s+first\b",
     re.IGNORECASE,
 )

@@ -392,7 +392,10 @@ def _en_rolling(m: re.Match[str], today: date) -> tuple[date, date] | None:
     return _rolling_range(_number(m["n"]) if m["n"] else 1, unit, today)
 
 
-@rule(r"일주일|한\s*주(?:간|\s*동안)")
+@rule(
+    r"(?:(?:최근|지난|과거)\s*)?(?:일주일|1\s*주일)(?:\s*(?:간|동안))?"
+    r"|(?:최근|지난|과거)\s*한\s*주(?:\s*(?:간|동안))?|한\s*주\s*(?:간|동안)"
+)
 def _one_week(m: re.Match[str], today: date) -> tuple[date, date]:
     return today - timedelta(days=6), today
 
@@ -406,6 +409,17 @@ def _last_week(m: re.Match[str], today: date) -> tuple[date, date]:
 @rule(r"이번\s*주|금주|this\s+week")
 def _this_week(m: re.Match[str], today: date) -> tuple[date, date]:
     return _monday(today), today
+
+
+@rule(
+    r"(?P<rel>지난\s*달|저번\s*달|전월|이번\s*달|이달|금월)\s*"
+    r"(?:(?P<part>초순|중순|하순|초|중|말)(?![가-힣])|(?P<part2>초순|중순|하순|초|말)(?=[에의부까쯤경은는]))"
+)
+def _relative_month_part(m: re.Match[str], today: date) -> tuple[date, date]:
+    """ "지난달 말" (days 21–end of last month), "이번 달 초" (1–10 of this month)."""
+    back = 0 if m["rel"].replace(" ", "") in ("이번달", "이달", "금월") else 1
+    first = add_months(today.replace(day=1), -back)
+    return _part_of_month(first.year, first.month, m["part"] or m["part2"])
 
 
 @rule(r"지난\s*달|저번\s*달|전월|지난\s*월|last\s+month|previous\s+month")

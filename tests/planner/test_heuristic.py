@@ -62,6 +62,8 @@ CASES = [
     ("요즘 반도체 소식", "rag", "newest", None, None),
     ("최근 3일 기사", "rag", "relevance", None, ("2025-11-19", "2025-11-21")),
     ("hi there!", "direct", "relevance", None, None),
+    ("최근 일주일 기사", "rag", "relevance", None, ("2025-11-15", "2025-11-21")),
+    ("날짜 역순으로 3건", "rag", "newest", 3, None),
     ("안녕히 계세요", "direct", "relevance", None, None),
     ("감사합니다", "direct", "relevance", None, None),
     ("안녕 반가워", "direct", "relevance", None, None),
