@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
+from planrag.core.errors import Forbidden, InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
@@ -127,7 +127,6 @@ class AskService:
         self._executor = PlanExecutor(retrieval, settings.ask.max_passages)
         self._planner = planner
         self._chat = chat
-        self._traces = traces
         self._strategies = list(strategies)
         self.traces = traces
         self._planning_pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="plan")
@@ -155,7 +154,7 @@ class AskService:
             doc = self._metadata.get_document(doc_id)
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
-                raise KnowledgeBaseNotFound("the document's knowledge base is not readable")
+                raise Forbidden("the document's knowledge base is outside this caller's scope")
         return PlanScope(
             knowledge_bases=[
                 KbInfo(
@@ -280,7 +279,7 @@ class AskService:
         finally:
             trace.data = data
             try:
-                self._traces.save(trace)
+                self.traces.save(trace)
             except Exception:  # a trace must never break an answer
                 log.exception("could not store trace %s", trace.id)
 

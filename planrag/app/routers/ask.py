@@ -49,6 +49,8 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
 async def ask(
     request: AskRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
 ) -> EventSourceResponse:
+    for name in request.knowledge_bases or []:
+        access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
     # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
     scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
@@ -84,6 +86,8 @@ async def ask(
     },
 )
 async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+    for name in request.knowledge_bases or []:
+        access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
     return await run_in_threadpool(runtime.ask.plan, request, readable)
 
