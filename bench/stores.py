@@ -256,7 +256,7 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=10000, help="real texts embedded")
     parser.add_argument("--noise", type=float, default=0.5, help="perturbation norm")
     parser.add_argument(
-        "--pg-ef-search", type=int, nargs="*", default=[128], help="extra pgvector beams"
+        "--pg-ef-search", type=int, nargs="*", default=[64], help="extra pgvector beams"
     )
     parser.add_argument("--data-dir", type=Path, default=corpus.DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "stores.json")

@@ -50,7 +50,7 @@ class PgSettings(BaseModel):
     # HNSW (vector_*_ops by the KB metric): build parameters and the search beam.
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
-    ef_search: int = Field(default=64, ge=1, le=1000)
+    ef_search: int = Field(default=128, ge=1, le=1000)
     # A KB of at most this many chunks is searched exactly; its HNSW index is built when it
     # first holds more. (Filters too selective for HNSW are searched exactly whatever the size:
     # pgvector 0.6 has no iterative scan.)
