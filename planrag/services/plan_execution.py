@@ -4,6 +4,7 @@ passages an answer may cite."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from planrag.core.errors import ModelUnavailable
@@ -16,6 +17,8 @@ from planrag.services.retrieval import (
     RetrieveRequest,
     ScoreWeights,
 )
+
+log = logging.getLogger(__name__)
 
 # With sort newest/oldest, candidates below this fraction of the best score are dropped first.
 SORT_RELEVANCE_FLOOR = 0.5
@@ -33,11 +36,19 @@ class PlanExecutor:
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
         notes: list[str] = []
+        failures: list[Exception] = []
         for name in plan.knowledge_bases:
-            kb = kbs[name]
-            hits = self._retrieve(kb, plan, question, notes)
+            try:
+                hits = self._retrieve(kbs[name], plan, question, notes)
+            except Exception as exc:  # one broken KB must not sink the others' answer
+                log.warning("search of knowledge base %s failed: %s", name, exc)
+                notes.append(f"{name}: search failed ({type(exc).__name__}: {str(exc)[:200]})")
+                failures.append(exc)
+                continue
             per_kb[name] = len(hits)
             found.extend((name, h) for h in hits)
+        if failures and len(failures) == len(plan.knowledge_bases):
+            raise failures[0]
         found.sort(key=lambda item: -item[1].score)
         merged = len(found)
         if plan.limit:  # `limit` counts documents: keep each one's best passage

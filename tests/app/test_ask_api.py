@@ -223,6 +223,12 @@ def test_a_failure_after_the_stream_started_is_an_error_event(plain: Served) -> 
     assert error["code"] and error["message"] and error["trace_id"]
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{error['trace_id']}").json()
     assert trace["status"] == "error"
+    # Searching every KB, the broken one is skipped and said so; the others still answer.
+    stream = plain.ask(question="메타버스 기사")
+    assert names(stream) == RAG_EVENTS
+    notes = data(stream, "search_result")["stages"]["notes"]
+    assert any(note.startswith("broken: search failed") for note in notes)
+    assert data(stream, "search_result")["hits"]
 
 
 # ---------------------------------------------------------------- ask with the scripted LLM
