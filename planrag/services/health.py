@@ -18,6 +18,7 @@ from sqlalchemy import Engine, text
 
 from planrag.core.settings import LLMSettings
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorStore
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,11 @@ class Health(BaseModel):
                     "components": {
                         "metadata": {"status": "up", "detail": "sqlite"},
                         "vectors": {"status": "up", "detail": "VectorStoreRouter"},
+                        "milvus": {"status": "up", "detail": "MilvusStore"},
+                        "pgvector": {
+                            "status": "not configured",
+                            "detail": "starts with its first knowledge base",
+                        },
                         "embedding": {"status": "up", "detail": "all-MiniLM-L6-v2"},
                         "llm": {"status": "not configured", "detail": "PLANRAG_LLM__MODEL"},
                     },
@@ -51,6 +57,11 @@ class Health(BaseModel):
 
     status: Literal["ok", "degraded", "down"]
     components: dict[str, Component]
+
+
+def _has_probe(store: VectorStore) -> str:
+    store.has_collection("health-probe")
+    return type(store).__name__
 
 
 def _probe(check: Callable[[], str | None]) -> Component:
@@ -78,6 +89,7 @@ class HealthService:
         components = {
             "metadata": _probe(self._metadata),
             "vectors": _probe(self._vector_store),
+            **self._backends(),
             "embedding": self._embedding(),
             "llm": self._llm_status(),
         }
@@ -97,6 +109,22 @@ class HealthService:
     def _vector_store(self) -> str:
         self._vectors.has_collection("health-probe")
         return type(self._vectors).__name__
+
+    def _backends(self) -> dict[str, Component]:
+        """Each vector-store backend behind the router: probed when open; one no knowledge base
+        has used yet (pgvector starts with its first KB) is `not configured`."""
+        if not isinstance(self._vectors, VectorStoreRouter):
+            return {}
+        found: dict[str, Component] = {}
+        for name in self._vectors.backends:
+            store = self._vectors.open_backend(name)
+            if store is None:
+                found[name] = Component(
+                    status="not configured", detail="starts with its first knowledge base"
+                )
+            else:
+                found[name] = _probe(lambda store=store: _has_probe(store))  # type: ignore[misc]
+        return found
 
     def _embedding(self) -> Component:
         model = self._embedders.default_model

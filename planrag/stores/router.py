@@ -61,6 +61,15 @@ class VectorStoreRouter:
                 self._opened[name] = self._factories[name]()
             return self._opened[name]
 
+    @property
+    def backends(self) -> list[str]:
+        return list(self._factories)
+
+    def open_backend(self, name: str) -> VectorStore | None:
+        """The named backend if it has been opened (nothing is started by asking)."""
+        with self._lock:
+            return self._opened.get(name)
+
     # ── VectorStore ────────────────────────────────────────────────────────────────────
     def create_collection(self, kb_id: str, dim: int, metric: Metric) -> None:
         self.backend(kb_id).create_collection(kb_id, dim, metric)

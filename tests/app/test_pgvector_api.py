@@ -57,6 +57,8 @@ def test_pgvector_kb_end_to_end(client: TestClient, pg_database: str) -> None:
 
     hits = retrieve(client, kb["id"], query="When is the museum closed?", top_k=3)
     assert hits[0]["metadata"]["filename"] == "museum.txt"
+    health = client.get("/api/v1/health").json()["components"]
+    assert health["pgvector"] == {"status": "up", "detail": "PgVectorStore"}
     assert 0.0 <= hits[-1]["score"] <= hits[0]["score"] <= 1.0
     assert hits[0]["metadata"]["title_score"] is None  # no weights asked
     same_on_milvus = retrieve(client, milvus_kb["id"], query="When is the museum closed?", top_k=1)

@@ -259,6 +259,8 @@ def test_health_reports_each_part(client: TestClient, tmp_path: Path, embedders)
     assert {name: c["status"] for name, c in body["components"].items()} == {
         "metadata": "up",
         "vectors": "up",
+        "milvus": "up",
+        "pgvector": "not configured",  # no knowledge base on pgvector yet: nothing started
         "embedding": "up",
         "llm": "not configured",
     }
