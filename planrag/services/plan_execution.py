@@ -15,7 +15,6 @@ from planrag.services.retrieval import (
     RetrievalService,
     RetrieveFilters,
     RetrieveRequest,
-    ScoreWeights,
 )
 
 log = logging.getLogger(__name__)
@@ -105,11 +104,7 @@ class PlanExecutor:
                 date_to=f.time.to if f.time else None,
                 title_contains=f.title_contains,
             ),
-            weights=(
-                ScoreWeights(chunk=plan.weights.chunk, title=plan.weights.title)
-                if plan.weights.title > 0
-                else None
-            ),
+            weights=(plan.weights if plan.weights.title > 0 else None),
             use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
             reranker_top_k=plan.rerank.top_k,
             reranker_threshold=plan.rerank.threshold,

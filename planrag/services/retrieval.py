@@ -16,6 +16,7 @@ from planrag.executors.ner import extract_entities, ner_filter
 from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
+from planrag.planner.schema import Weights
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import And, Contains, Filter, In, Range
 from planrag.stores.metadata import MetadataStore
@@ -59,19 +60,9 @@ class RetrieveFilters(BaseModel):
         return items[0] if len(items) == 1 else And(items=items)
 
 
-class ScoreWeights(BaseModel):
-    """Spec 002's weights: dense score = chunk·cos(chunk) + title·cos(document title)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    chunk: float = Field(default=1.0, ge=0.0, le=1.0)
-    title: float = Field(default=0.0, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _sum_to_one(self) -> ScoreWeights:
-        if abs(self.chunk + self.title - 1.0) > 1e-6:
-            raise ValueError("weights.chunk + weights.title must be 1")
-        return self
+# Spec 002's weights: dense score = chunk·cos(chunk) + title·cos(document title). One model for
+# the plan and the retrieve API.
+ScoreWeights = Weights
 
 
 class RetrieveRequest(BaseModel):
