@@ -140,7 +140,12 @@ MONTHS_EN = {
 }  # fmt: skip
 _MON = r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"  # noqa: E501
 
-_YEAR_KO = r"(?:(?P<y>\d{4})\s*년(?:도)?|(?P<yrel>올해|금년|작년|지난\s*해|전년|재작년|내년))"
+_YEAR_KO = (
+    # A two-digit year only where it cannot be a duration ("10년 넘게"): "23년도", "24년 3월".
+    r"(?:(?P<y>\d{4})\s*년(?:도)?|(?<!\d)(?P<yy>\d{2})\s*년(?:도|(?=\s*(?:\d{1,2}\s*월|상반기|"
+    r"하반기|[1-4]\s*분기)))"
+    r"|(?P<yrel>올해|금년|작년|지난\s*해|전년|재작년|내년))"
+)
 _PART_KO = r"(?P<part>초순|중순|하순|초|중|말)(?![가-힣])|(?P<part2>초순|중순|하순|초|말)(?=[에의부까쯤경은는])"  # noqa: E501
 _YEAR_EN = r"(?P<y>(?:19|20)\d{2})"
 _PART_EN = r"(?P<part>early|mid|late|end\s+of)"
@@ -159,6 +164,8 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
     groups = m.groupdict()
     if groups.get("y"):
         return int(groups["y"])
+    if groups.get("yy"):  # "24년" is 2024
+        return 2000 + int(groups["yy"])
     rel = (groups.get("yrel") or "").replace(" ", "")
     return {
         "올해": today.year,
@@ -588,6 +595,10 @@ def resolve(text: str, now: datetime | None = None, tz: ZoneInfo = SEOUL) -> Dat
         second = spans[1]
         if second.yearless is None:
             first = _borrow_year(first, second.start.year, second.end)
+        elif first.yearless is None:  # "2024년 1월~3월": the end takes the start's year
+            second = _borrow_year(second, first.start.year, date.max)
+            if second.end < first.start:
+                second = _borrow_year(second, first.start.year + 1, date.max)
         return _clip(first.start, second.end, text[first.pos : second.stop], today)
     before, after = text[: first.pos], text[first.stop :]
     expression = text[first.pos : first.stop]
