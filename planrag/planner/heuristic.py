@@ -81,8 +81,20 @@ def detect_limit(text: str) -> tuple[int | None, str]:
 
 
 def _mentions(question: str, values: list[str]) -> list[str]:
+    """The values the question names. Korean attaches particles ("연합뉴스가"), so a substring
+    counts; a value ending in a Latin letter or digit must end a word ("Kim" is not in "Kimchi")."""
     folded = question.casefold()
-    return [v for v in values if len(v) >= 2 and v.casefold() in folded]
+    found = []
+    for value in values:
+        v = value.casefold()
+        if len(v) < 2 or v not in folded:
+            continue
+        if v[-1].isascii() and v[-1].isalnum():
+            pattern = rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])"
+            if not re.search(pattern, folded):
+                continue
+        found.append(value)
+    return found
 
 
 class HeuristicPlanner:

@@ -102,6 +102,11 @@ def test_authors_and_domains_are_grounded_in_the_catalog() -> None:
     assert plan.filters.domains == ["경제"]
 
 
+def test_latin_facet_values_must_be_whole_words() -> None:
+    assert PLANNER.plan("Reutersville weather", scope()).filters.authors == []
+    assert PLANNER.plan("what did Reuters report?", scope()).filters.authors == ["Reuters"]
+
+
 def test_quoted_phrases_use_keyword_search() -> None:
     assert PLANNER.plan('"사드 배치" 관련 기사', scope()).strategy == "keyword"
     assert PLANNER.plan("사드 배치 관련 기사", scope()).strategy == "hybrid"
