@@ -335,43 +335,41 @@ class IngestionService:
         return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
 
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
-        """Embed and upsert every prepared chunk, and each document's title vector (spec 002's
-        title weighting), in batches that may span documents: a title shares its document's
-        last embedding call instead of costing a call of its own."""
-        pending: list[tuple[_Prepared, Chunk | None]] = []
-        for item in prepared:
-            pending += [(item, chunk) for chunk in item.chunks]
-            if title_text(item.doc):
-                pending.append((item, None))
+        """Embed and upsert every prepared chunk, in batches that may span documents."""
+        pending = [(item, chunk) for item in prepared for chunk in item.chunks]
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
                 raise PlanragError("server shutting down; indexing resumes at next start")
             batch = pending[start : start + EMBED_BATCH]
-            by_embedder: dict[int, list[tuple[_Prepared, Chunk | None]]] = {}
+            by_embedder: dict[int, list[tuple[_Prepared, Chunk]]] = {}
             for pair in batch:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
             for group in by_embedder.values():
-                texts = [chunk.text if chunk else title_text(item.doc) for item, chunk in group]
-                self._upsert(group, group[0][0].embedder.embed(texts))
-            if progress:  # counts chunks; titles ride along uncounted
-                done = sum(1 for _, chunk in pending[: start + EMBED_BATCH] if chunk)
-                progress(done, sum(len(item.chunks) for item in prepared))
+                vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
+                by_kb: dict[str, list[VectorRecord]] = {}
+                for (item, chunk), vector in zip(group, vectors, strict=True):
+                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
+                for kb_id, records in by_kb.items():
+                    self._vectors.upsert(kb_id, records)
+            if progress:
+                progress(min(start + EMBED_BATCH, len(pending)), len(pending))
+        self._write_titles(prepared)
 
-    def _upsert(
-        self, group: list[tuple[_Prepared, Chunk | None]], vectors: list[list[float]]
-    ) -> None:
-        chunks: dict[str, list[VectorRecord]] = {}
-        titles: dict[str, list[TitleRecord]] = {}
-        for (item, chunk), vector in zip(group, vectors, strict=True):
-            kb_id = item.doc.kb_id
-            if chunk is None:
-                titles.setdefault(kb_id, []).append(TitleRecord(doc_id=item.doc.id, vector=vector))
-            else:
-                chunks.setdefault(kb_id, []).append(_record(item.doc, chunk, vector))
-        for kb_id, records in chunks.items():
-            self._vectors.upsert(kb_id, records)
-        for kb_id, title_records in titles.items():
-            self._vectors.upsert_titles(kb_id, title_records)
+    def _write_titles(self, prepared: list[_Prepared]) -> None:
+        """One title vector per document (spec 002's title weighting)."""
+        by_embedder: dict[int, list[tuple[_Prepared, str]]] = {}
+        for item in prepared:
+            if text := title_text(item.doc):
+                by_embedder.setdefault(id(item.embedder), []).append((item, text))
+        for group in by_embedder.values():
+            vectors = group[0][0].embedder.embed([text for _, text in group])
+            by_kb: dict[str, list[TitleRecord]] = {}
+            for (item, _), vector in zip(group, vectors, strict=True):
+                by_kb.setdefault(item.doc.kb_id, []).append(
+                    TitleRecord(doc_id=item.doc.id, vector=vector)
+                )
+            for kb_id, records in by_kb.items():
+                self._vectors.upsert_titles(kb_id, records)
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
