@@ -141,6 +141,14 @@ class Document(BaseModel):
     updated_at: datetime
 
 
+def title_text(doc: Document) -> str:
+    """What a document's title vector embeds: its title, else its filename as words."""
+    if doc.metadata.title and doc.metadata.title.strip():
+        return doc.metadata.title.strip()
+    stem = doc.filename.rsplit(".", 1)[0] if "." in doc.filename else doc.filename
+    return " ".join(stem.replace("_", " ").replace("-", " ").split())
+
+
 class Chunk(BaseModel):
     """A piece of a document, as stored in the metadata DB (so any index can be rebuilt)."""
 

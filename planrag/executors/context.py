@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -12,7 +13,7 @@ from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import Filter
-from planrag.stores.vector import VectorHit, VectorStore, title_weighted_search
+from planrag.stores.vector import TitleRecord, VectorHit, VectorStore, title_weighted_search
 
 
 class Candidate(BaseModel):
@@ -43,6 +44,10 @@ class SearchParams(BaseModel):
     )
 
 
+# Doc ids → the text each document's title vector embeds (for lazily built title vectors).
+TitleTexts = Callable[[list[str]], dict[str, str]]
+
+
 class QueryContext:
     """A query bound to one knowledge base's stores; embeds and tokenises at most once."""
 
@@ -53,12 +58,14 @@ class QueryContext:
         embedder: Embedder,
         vectors: VectorStore,
         bm25: BM25Store,
+        title_texts: TitleTexts | None = None,
     ) -> None:
         self.kb = kb
         self.text = text
         self.embedder = embedder
         self.vectors = vectors
         self.bm25 = bm25
+        self.title_texts = title_texts
         self.fusion: FusionInfo | None = None
 
     @cached_property
@@ -74,8 +81,26 @@ class QueryContext:
     ) -> list[VectorHit]:
         """Nearest chunks by cosine, title-weighted when `title_weight` > 0."""
         return title_weighted_search(
-            self.vectors, self.kb.id, self.vector, top_k, where, title_weight
+            self.vectors, self.kb.id, self.vector, top_k, where, title_weight, self.title_scores
         )
+
+    def title_scores(self, doc_ids: list[str]) -> dict[str, float]:
+        """Title cosines of these documents. Title vectors are built lazily: a document without
+        one gets it now (its title, else its filename as words), so ingestion never pays for
+        titles that no query weighs."""
+        scores = self.vectors.title_scores(self.kb.id, self.vector, doc_ids)
+        missing = [d for d in doc_ids if d not in scores]
+        if missing and self.title_texts is not None:
+            texts = {d: t for d, t in self.title_texts(missing).items() if t}
+            if texts:
+                ids = list(texts)
+                vectors = self.embedder.embed([texts[d] for d in ids])
+                self.vectors.upsert_titles(
+                    self.kb.id,
+                    [TitleRecord(doc_id=d, vector=v) for d, v in zip(ids, vectors, strict=True)],
+                )
+                scores.update(self.vectors.title_scores(self.kb.id, self.vector, ids))
+        return scores
 
     def weigh_titles(
         self, scores: dict[str, float], doc_of: dict[str, str], title_weight: float
@@ -84,9 +109,7 @@ class QueryContext:
         document has a title vector; otherwise the chunk score is kept)."""
         if title_weight <= 0.0 or not scores:
             return scores, {}
-        titles = self.vectors.title_scores(
-            self.kb.id, self.vector, sorted({doc_of[c] for c in scores})
-        )
+        titles = self.title_scores(sorted({doc_of[c] for c in scores}))
         weighted, title_of = dict(scores), {}
         for chunk_id, cos in scores.items():
             title = titles.get(doc_of[chunk_id])

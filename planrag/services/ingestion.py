@@ -41,7 +41,7 @@ from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import TitleRecord, VectorRecord, VectorStore
+from planrag.stores.vector import VectorRecord, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -77,14 +77,6 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
         date=meta.date_int(),
         vector=vector,
     )
-
-
-def title_text(doc: Document) -> str:
-    """What a document's title vector embeds: its title, else its filename as words."""
-    if doc.metadata.title and doc.metadata.title.strip():
-        return doc.metadata.title.strip()
-    stem = doc.filename.rsplit(".", 1)[0] if "." in doc.filename else doc.filename
-    return " ".join(stem.replace("_", " ").replace("-", " ").split())
 
 
 class UploadItem(BaseModel):
@@ -353,23 +345,6 @@ class IngestionService:
                     self._vectors.upsert(kb_id, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
-        self._write_titles(prepared)
-
-    def _write_titles(self, prepared: list[_Prepared]) -> None:
-        """One title vector per document (spec 002's title weighting)."""
-        by_embedder: dict[int, list[tuple[_Prepared, str]]] = {}
-        for item in prepared:
-            if text := title_text(item.doc):
-                by_embedder.setdefault(id(item.embedder), []).append((item, text))
-        for group in by_embedder.values():
-            vectors = group[0][0].embedder.embed([text for _, text in group])
-            by_kb: dict[str, list[TitleRecord]] = {}
-            for (item, _), vector in zip(group, vectors, strict=True):
-                by_kb.setdefault(item.doc.kb_id, []).append(
-                    TitleRecord(doc_id=item.doc.id, vector=vector)
-                )
-            for kb_id, records in by_kb.items():
-                self._vectors.upsert_titles(kb_id, records)
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc

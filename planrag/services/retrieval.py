@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.errors import InvalidInput
-from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase
+from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.flat_l2 import flat_l2
@@ -134,7 +134,9 @@ class RetrievalService:
             kb.score_threshold if request.score_threshold is None else request.score_threshold
         )
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        ctx = QueryContext(kb, request.query, embedder, self._vectors, self._bm25)
+        ctx = QueryContext(
+            kb, request.query, embedder, self._vectors, self._bm25, self._title_texts
+        )
         params = SearchParams(
             top_k=self._fetch_size(kb, request, top_k),
             where=request.filters.to_filter() if request.filters else None,
@@ -158,6 +160,9 @@ class RetrievalService:
             for h in self._vectors.search(kb.id, vector, fetch, where)
         ]
         return self._to_hits(kb, found, None)[:top_k]
+
+    def _title_texts(self, doc_ids: list[str]) -> dict[str, str]:
+        return {d.id: title_text(d) for d in self._metadata.get_documents(doc_ids).values()}
 
     @staticmethod
     def _fetch_size(kb: KnowledgeBase, request: RetrieveRequest, top_k: int) -> int:

@@ -10,6 +10,7 @@ title vector (e.g. indexed before title vectors existed) keeps its pure chunk sc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -125,8 +126,11 @@ def title_weighted_search(
     top_k: int,
     where: Filter | None = None,
     title_weight: float = 0.0,
+    title_scores: Callable[[list[str]], dict[str, float]] | None = None,
 ) -> list[VectorHit]:
-    """`store.search`, re-scored with title weighting when `title_weight` > 0.
+    """`store.search`, re-scored with title weighting when `title_weight` > 0. `title_scores`
+    (doc ids → title cosines) defaults to the store's own; a caller may fill missing title
+    vectors first (they are built lazily, see `QueryContext.title_scores`).
 
     The chunk candidates are a pool of max(4·top_k, 40) by chunk cosine, re-ordered by the
     weighted score: a document whose title matches but none of whose chunks is in the pool is not
@@ -136,5 +140,6 @@ def title_weighted_search(
     if title_weight <= 0.0:
         return store.search(kb_id, vector, top_k, where)
     pool = store.search(kb_id, vector, max(top_k * TITLE_POOL_FACTOR, TITLE_MIN_POOL), where)
-    titles = store.title_scores(kb_id, vector, sorted({h.doc_id for h in pool}))
+    doc_ids = sorted({h.doc_id for h in pool})
+    titles = title_scores(doc_ids) if title_scores else store.title_scores(kb_id, vector, doc_ids)
     return weigh_titles(pool, titles, title_weight)[:top_k]

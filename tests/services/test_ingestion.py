@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from planrag.core.types import Chunk, DocumentStatus
+from planrag.core.types import Chunk, DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.retrieval import RetrieveRequest
+from planrag.services.retrieval import RetrieveRequest, ScoreWeights
 from planrag.services.runtime import Runtime
 from planrag.stores.filters import Eq
 from planrag.stores.vector import VectorRecord
@@ -100,3 +100,25 @@ def test_document_deleted_while_queued_leaves_nothing(runtime: Runtime) -> None:
     assert future.exception(timeout=60) is not None
     assert runtime.vectors.count(kb.id) == 0
     assert runtime.metadata.list_chunks(doc.id) == []
+
+
+def test_title_vectors_are_built_by_the_first_query_that_weighs_titles(runtime: Runtime) -> None:
+    kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="kb"))
+    doc = runtime.ingestion.upload(
+        kb.id,
+        [UploadItem(filename="t.txt", data=TEXT.encode())],
+        DocumentMetadata(title="Refund policy"),
+        background=False,
+    )[0]
+    runtime.ingestion.index(doc.id)
+    probe = runtime.embedders.get().embed(["refund"])[0]
+    assert runtime.vectors.title_scores(kb.id, probe, [doc.id]) == {}  # ingestion skips titles
+    plain = runtime.retrieval.retrieve(kb.id, RetrieveRequest(query="refund", top_k=1))
+    assert plain[0].metadata.title_score is None
+    assert runtime.vectors.title_scores(kb.id, probe, [doc.id]) == {}
+    weighted = runtime.retrieval.retrieve(
+        kb.id,
+        RetrieveRequest(query="refund", top_k=1, weights=ScoreWeights(chunk=0.5, title=0.5)),
+    )
+    assert weighted[0].metadata.title_score is not None
+    assert set(runtime.vectors.title_scores(kb.id, probe, [doc.id])) == {doc.id}
