@@ -6,7 +6,6 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, delete, event, func, select, update
@@ -26,7 +25,7 @@ from planrag.core.types import (
     KnowledgeBaseStats,
 )
 from planrag.stores.bm25 import LexicalRow
-from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, utcnow
+from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
 
 KB_UPDATABLE = {
     "name",
@@ -55,11 +54,6 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-def _aware(value: datetime) -> datetime:
-    """SQLite drops the zone of stored timestamps; they are written in UTC."""
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
     return KnowledgeBase(
         id=row.id,
@@ -75,8 +69,8 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         user_words=list(row.user_words or []),
         calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
         vector_store=row.vector_store,  # type: ignore[arg-type]
-        created_at=_aware(row.created_at),
-        updated_at=_aware(row.updated_at),
+        created_at=aware(row.created_at),
+        updated_at=aware(row.updated_at),
     )
 
 
@@ -99,8 +93,8 @@ def _doc(row: DocumentRow) -> Document:
             info=row.info,
             tags=list(row.tags or []),
         ),
-        created_at=_aware(row.created_at),
-        updated_at=_aware(row.updated_at),
+        created_at=aware(row.created_at),
+        updated_at=aware(row.updated_at),
     )
 
 
@@ -181,7 +175,7 @@ class MetadataStore:
                     document_count=n_docs,
                     chunk_count=n_chunks,
                     size_bytes=size,
-                    last_updated=_aware(last) if last else None,
+                    last_updated=aware(last) if last else None,
                 )
         return stats
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from planrag.core.errors import Conflict, NotFound
-from planrag.stores.tables import ApiKeyRow, UserRow
+from planrag.stores.tables import ApiKeyRow, UserRow, aware
 
 
 class ApiKey(BaseModel):
@@ -33,18 +33,14 @@ class User(BaseModel):
     created_at: datetime
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
-
-
 def _key(row: ApiKeyRow) -> ApiKey:
     return ApiKey(
         id=row.id,
         name=row.name,
         prefix=row.prefix,
         knowledge_bases=row.knowledge_bases,
-        created_at=_aware(row.created_at),  # type: ignore[arg-type]
-        revoked_at=_aware(row.revoked_at),
+        created_at=aware(row.created_at),
+        revoked_at=aware(row.revoked_at) if row.revoked_at else None,
     )
 
 
@@ -54,7 +50,7 @@ def _user(row: UserRow) -> User:
         username=row.username,
         knowledge_bases=row.knowledge_bases,
         disabled=row.disabled,
-        created_at=_aware(row.created_at),  # type: ignore[arg-type]
+        created_at=aware(row.created_at),
     )
 
 

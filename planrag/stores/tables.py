@@ -25,6 +25,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(value: datetime) -> datetime:
+    """SQLite drops the zone of stored timestamps; they are written in UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     pass
 

@@ -4,7 +4,7 @@ answer and citations — for plan inspection (`GET /ai/v2/traces`)."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,7 +12,7 @@ from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.orm import Session
 
 from planrag.core.errors import NotFound
-from planrag.stores.tables import TraceRow
+from planrag.stores.tables import TraceRow, aware
 
 TraceStatus = Literal["ok", "error", "cancelled"]
 
@@ -84,10 +84,9 @@ class TraceSummary(BaseModel):
 
 
 def _trace(row: TraceRow) -> Trace:
-    created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return Trace(
         id=row.id,
-        created_at=created,
+        created_at=aware(row.created_at),
         question=row.question,
         principal=row.principal,
         knowledge_bases=list(row.knowledge_bases),
@@ -161,7 +160,7 @@ class TraceStore:
         return [
             TraceSummary(
                 id=r[0],
-                created_at=r[1] if r[1].tzinfo else r[1].replace(tzinfo=UTC),
+                created_at=aware(r[1]),
                 question=r[2],
                 knowledge_bases=list(r[3]),
                 source=r[4],
