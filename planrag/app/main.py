@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors
+from planrag.app import auth, console, errors
 from planrag.app.routers import (
     ask,
     documents,
@@ -84,4 +84,5 @@ def create_app(
     for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
+    console.install(app, settings)  # last: the console never shadows an API route
     return app

@@ -18,6 +18,8 @@ DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8000
+    # The built web console served at `/`; empty: web/dist of the source checkout.
+    console_dir: str = ""
 
 
 class DatabaseSettings(BaseModel):
