@@ -159,7 +159,7 @@ class AuthSettings(BaseModel):
     secret_key: str = DEFAULT_AUTH_SECRET
     token_ttl_minutes: int = Field(default=60, ge=1, le=60 * 24 * 30)
     # Paths that never need credentials (spec 004's whitelist); exact matches.
-    public_paths: list[str] = ["/healthz", "/api/v1/health"]
+    public_paths: list[str] = ["/healthz", "/readyz", "/api/v1/health"]
 
 
 class Settings(BaseSettings):
@@ -172,6 +172,9 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./data")
     log_level: str = "INFO"
+    # text: human-readable lines; json: one JSON object per line (time, level, logger, message,
+    # request_id). Every line carries the request id of the HTTP request it belongs to.
+    log_format: Literal["text", "json"] = "text"
     server: ServerSettings = ServerSettings()
     db: DatabaseSettings = DatabaseSettings()
     milvus: MilvusSettings = MilvusSettings()
