@@ -30,11 +30,13 @@ NOT_BUILT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>planrag</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 42rem; margin: 3rem auto">
 <h1>planrag is running</h1>
-<p>The web console is not built. With Node.js &ge; 18 installed, run <code>make setup</code>
-(or <code>cd web &amp;&amp; npm ci &amp;&amp; npm run build</code>) and reload this page.</p>
-<p>The API works without it: <a href="/docs">/docs</a> (OpenAPI), <a href="/healthz">/healthz</a>.</p>
-<p>웹 콘솔이 빌드되지 않았습니다. Node.js 18 이상을 설치한 뒤 <code>make setup</code>을 실행하고
-이 페이지를 새로 고치세요.</p>
+<p>The web console is not built. With Node.js &ge; 20.19 and npm installed, run
+<code>make setup</code> (or <code>cd web &amp;&amp; npm ci &amp;&amp; npm run build</code>) and
+reload this page.</p>
+<p>The API works without it: <a href="/docs">/docs</a> (OpenAPI),
+<a href="/healthz">/healthz</a>.</p>
+<p>웹 콘솔이 빌드되지 않았습니다. Node.js 20.19 이상과 npm을 설치한 뒤 <code>make setup</code>을
+실행하고 이 페이지를 새로 고치세요.</p>
 </body></html>
 """
 

@@ -30,7 +30,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SOURCE_FILES = ("index.html", "package.json", "package-lock.json", "vite.config.ts", "tsconfig.json")
+SOURCE_FILES = (
+    "index.html",
+    "package.json",
+    "package-lock.json",
+    "vite.config.ts",
+    "tsconfig.json",
+)
 
 
 def _newest_source() -> float:
@@ -43,13 +49,17 @@ def _newest_source() -> float:
 def _run(command: list[str]) -> None:
     result = subprocess.run(command, cwd=WEB, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
-        pytest.fail(f"{' '.join(command)} failed in web/:\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
+        pytest.fail(
+            f"{' '.join(command)} failed in web/:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+        )
 
 
 def ensure_node_modules() -> None:
     """`npm ci` when node_modules is missing or older than the lockfile (as `make setup` does)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.fail("Node.js >= 20.19 and npm are needed to build web/ (apt-get install nodejs npm)")
+        pytest.fail(
+            "Node.js >= 20.19 and npm are needed to build web/ (apt-get install nodejs npm)"
+        )
     installed = WEB / "node_modules" / ".package-lock.json"
     lock = WEB / "package-lock.json"
     if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
@@ -68,7 +78,9 @@ def ensure_console_built() -> Path:
 
 def require_chromium() -> str:
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (tests never download one)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: apt-get install -y chromium (tests never download one)"
+        )
     return CHROMIUM
 
 
@@ -95,8 +107,16 @@ class ServerProcess:
         }
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "planrag.cli.main", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port)],
+                [
+                    sys.executable,
+                    "-m",
+                    "planrag.cli.main",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
                 env=full_env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.slow
 
 KB_NAME = "사내 규정"
 PDF_PAGES = [
-    "연차 휴가 규정\n정규직 직원은 매년 15일의 연차 휴가를 받는다. 사용하지 않은 연차는 다음 해 3월에 소멸된다.",
+    "연차 휴가 규정\n정규직 직원은 매년 15일의 연차 휴가를 받는다. "
+    "사용하지 않은 연차는 다음 해 3월에 소멸된다.",
     "출장비 정산\n출장비는 출장이 끝난 뒤 7일 안에 영수증과 함께 청구한다.",
 ]
 MARKDOWN = (
@@ -146,10 +147,9 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     page.get_by_text("메타데이터 (선택)").click()
     page.get_by_label("작성자").fill("인사팀")
     page.get_by_role("button", name="업로드").click()
-    expect(page.get_by_text("2개 파일을 올렸습니다")).to_be_visible()
-
-    rows = page.get_by_test_id("document-row")
-    expect(rows).to_have_count(2)
+    # The first indexing loads Kiwi, which can stall a loaded machine's server for a while.
+    expect(page.get_by_text("2개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(page.get_by_test_id("document-row")).to_have_count(2, timeout=TIMEOUT_MS)
     for name in ("연차규정.pdf", "remote-work.md"):
         row = page.locator(f"[data-testid=document-row][data-filename='{name}']")
         expect(row).to_have_attribute("data-status", "completed", timeout=TIMEOUT_MS)
@@ -247,8 +247,11 @@ def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
     expect(page.get_by_test_id("traces-table")).to_contain_text("work remotely")
 
 
-def test_plan_inspector_shows_a_fallback_plan_with_its_time_range(page: Page, shots: Path) -> None:
-    # No scripted reply is left: the LLM answers 500, the rules make the plan and say why.
+def test_plan_inspector_shows_a_fallback_plan_and_its_relaxed_time_range(
+    page: Page, shots: Path
+) -> None:
+    # No scripted reply is left: the LLM answers 500, the rules make the plan and say why; no
+    # document is dated last week, so the time filter is relaxed and the card says so.
     page.goto("/plan")
     page.get_by_test_id("plan-question").fill("지난주 회의록 2개만 보여줘")
     page.get_by_test_id("plan-now").fill("2025-11-21T10:00")
@@ -256,7 +259,7 @@ def test_plan_inspector_shows_a_fallback_plan_with_its_time_range(page: Page, sh
     card = page.get_by_test_id("plan-card")
     expect(card.get_by_test_id("plan-source")).to_have_text("fallback")
     expect(card.get_by_test_id("plan-fallback-reason")).to_be_visible()
-    expect(card.get_by_test_id("plan-time")).to_contain_text("2025-11-10 ~ 2025-11-16")
-    expect(card.get_by_test_id("plan-time")).to_contain_text("지난주")
+    expect(card.get_by_test_id("plan-relaxed")).to_contain_text("2025-11-10 ~ 2025-11-16")
+    expect(card.get_by_test_id("plan-relaxed")).to_contain_text("지난주")
     expect(card.get_by_test_id("plan-limit")).to_have_text("2")
     page.screenshot(path=shots / "plan.png")

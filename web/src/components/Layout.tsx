@@ -56,12 +56,10 @@ export function Layout() {
           >
             {t("lang.switch")}
           </button>
-          {signedIn ? (
+          {signedIn && (
             <button type="button" className="link" onClick={signOut}>
               {t("nav.signOut")}
             </button>
-          ) : (
-            <NavLink to="/signin">{t("nav.signIn")}</NavLink>
           )}
         </div>
       </header>

@@ -10,6 +10,18 @@ export function describeTime(envelope: PlanEnvelope): string | null {
   return `${time.from ?? "…"} ~ ${time.to ?? "…"}`;
 }
 
+/** "hybrid (sequential) + rerank + graph 2 hops"; a plan that does not search names its mode. */
+export function describeStrategy({ plan }: PlanEnvelope): string {
+  if (plan.mode !== "rag") return plan.mode;
+  return [
+    plan.strategy === "hybrid" ? `hybrid (${plan.hybrid_mode})` : plan.strategy,
+    plan.rerank.enabled ? "rerank" : "",
+    plan.graph.enabled ? `graph ${plan.graph.hops} hops` : "",
+  ]
+    .filter(Boolean)
+    .join(" + ");
+}
+
 export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
   const t = useT();
   const { plan } = envelope;
@@ -33,12 +45,7 @@ export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
       </h3>
       <dl>
         <dt>{t("plan.strategy")}</dt>
-        <dd data-testid="plan-strategy">
-          {plan.mode === "rag" ? plan.strategy : plan.mode}
-          {plan.strategy === "hybrid" ? ` (${plan.hybrid_mode})` : ""}
-          {plan.rerank.enabled ? " + rerank" : ""}
-          {plan.graph.enabled ? ` + graph ${plan.graph.hops} hops` : ""}
-        </dd>
+        <dd data-testid="plan-strategy">{describeStrategy(envelope)}</dd>
         <dt>{t("plan.time")}</dt>
         <dd data-testid="plan-time">
           {time ?? t("plan.allTime")}
