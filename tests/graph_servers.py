@@ -5,6 +5,7 @@ process; see tests/stores/bolt_server.py)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -85,7 +86,8 @@ def bolt_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoltServer
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=root,  # ArcadeDB writes its log/ into the working directory
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
     try:
         assert proc.stdout is not None

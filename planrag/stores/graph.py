@@ -143,6 +143,18 @@ class GraphStats(BaseModel):
     relations: int = 0
 
 
+def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:
+    """One match per entity (exact ones first), at most `limit` per query key."""
+    out, seen, per_query = [], set(), {}
+    for match in sorted(matches, key=lambda m: (not m.exact, m.query, m.entity.key)):
+        if match.entity.key in seen or per_query.get(match.query, 0) >= limit:
+            continue
+        seen.add(match.entity.key)
+        per_query[match.query] = per_query.get(match.query, 0) + 1
+        out.append(match)
+    return out
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     backend: str  # "ontology" | "neo4j"

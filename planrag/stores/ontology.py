@@ -27,6 +27,7 @@ from planrag.stores.graph import (
     Entity,
     EntityInfo,
     EntityMatch,
+    first_per_entity,
     Expansion,
     GraphQuery,
     GraphStats,
@@ -231,7 +232,7 @@ class OntologyGraphStore:
                 EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=False)
                 for r in rows
             ]
-        return Matches(matches=_first_per_entity(found, limit), query=query)
+        return Matches(matches=first_per_entity(found, limit), query=query)
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
         values = {"k": _keys(keys)}
@@ -290,18 +291,6 @@ class OntologyGraphStore:
 
     def close(self) -> None:
         self._endpoint.close()
-
-
-def _first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:
-    """One match per entity (exact ones first), at most `limit` per query key."""
-    out, seen, per_query = [], set(), {}
-    for match in sorted(matches, key=lambda m: (not m.exact, m.query, m.entity.key)):
-        if match.entity.key in seen or per_query.get(match.query, 0) >= limit:
-            continue
-        seen.add(match.entity.key)
-        per_query[match.query] = per_query.get(match.query, 0) + 1
-        out.append(match)
-    return out
 
 
 def _entity_quads(entity: Entity, g: ox.NamedNode) -> list[ox.Quad]:
