@@ -19,6 +19,7 @@ otherwise race on servers that check the constraint late).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import defaultdict
 from typing import Any
@@ -82,7 +83,9 @@ DELETE_ORPHANS = (
     " MATCH (e)-[:HAS_SOURCE]->(o:Source) WHERE NOT o.doc_id IN $docs } DETACH DELETE e"
 )
 DELETE_SOURCES = "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs DETACH DELETE s"
-DROP_BATCH = "MATCH (n:{label} {{kb: $kb}}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n"
+DROP_BATCH = (
+    "MATCH (n:{label} {{kb: $kb}}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n"
+)
 
 DOC_IDS = "MATCH (s:Source {kb: $kb}) RETURN DISTINCT s.doc_id AS doc"
 MATCH_EXACT = (
@@ -276,7 +279,9 @@ class Neo4jGraphStore:
             )
             rows = self._read(MATCH_FUZZY, kb=kb_id, keys=fuzzy, limit=total)
             found += [
-                EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=False)
+                EntityMatch(
+                    query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=False
+                )
                 for r in rows
             ]
         return Matches(matches=first_per_entity(found, limit), query=query)
@@ -321,10 +326,8 @@ class Neo4jGraphStore:
         return GraphStats(entities=entities, relations=relations)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Neo4jError):
             self._driver.close()
-        except Neo4jError:
-            pass
 
 
 def _info(row: dict[str, Any]) -> EntityInfo:

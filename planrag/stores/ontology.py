@@ -27,13 +27,13 @@ from planrag.stores.graph import (
     Entity,
     EntityInfo,
     EntityMatch,
-    first_per_entity,
     Expansion,
     GraphQuery,
     GraphStats,
     Matches,
     Mention,
     Mentions,
+    first_per_entity,
 )
 from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
 
@@ -112,10 +112,12 @@ MATCH_FUZZY = PREFIXES + (
 
 EXPAND = PREFIXES + (
     "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE {"
-    " { $values GRAPH ?g { ?s sch:normalized ?k . ?s ?p ?o . ?o sch:normalized ?ok } BIND(?k AS ?sk) }"
-    " UNION"
-    " { $values GRAPH ?g { ?o sch:normalized ?k . ?s ?p ?o . ?s sch:normalized ?sk } BIND(?k AS ?ok) }"
-    " GRAPH ?g { ?s rdfs:label ?sn ; rdf:type ?st . ?o rdfs:label ?on ; rdf:type ?ot } } LIMIT $limit"
+    " { $values GRAPH ?g { ?s sch:normalized ?k . ?s ?p ?o . ?o sch:normalized ?ok }"
+    " BIND(?k AS ?sk) } UNION"
+    " { $values GRAPH ?g { ?o sch:normalized ?k . ?s ?p ?o . ?s sch:normalized ?sk }"
+    " BIND(?k AS ?ok) }"
+    " GRAPH ?g { ?s rdfs:label ?sn ; rdf:type ?st . ?o rdfs:label ?on ; rdf:type ?ot } }"
+    " LIMIT $limit"
 )
 
 MENTIONS = PREFIXES + (
@@ -198,7 +200,9 @@ class OntologyGraphStore:
             for start in range(0, len(keys), 500):
                 rows = self._select(EXISTING, kb_id, key=_keys(keys[start : start + 500]))
                 existing |= {r["key"] for r in rows}
-            quads = [q for e in entities.values() if e.key not in existing for q in _entity_quads(e, g)]
+            quads = [
+                q for e in entities.values() if e.key not in existing for q in _entity_quads(e, g)
+            ]
             for chunk in chunks:
                 quads.extend(_chunk_quads(chunk, g))
             for start in range(0, len(quads), 5000):

@@ -137,9 +137,7 @@ class RemoteSparql:
         return response
 
     def select(self, query: str) -> list[Row]:
-        response = self._post(
-            self._query_url, {"query": query}, "application/sparql-results+json"
-        )
+        response = self._post(self._query_url, {"query": query}, "application/sparql-results+json")
         rows = []
         for binding in response.json()["results"]["bindings"]:
             row = {}
@@ -157,7 +155,9 @@ class RemoteSparql:
     def insert(self, quads: list[ox.Quad]) -> None:
         if not quads:
             return
-        body = " ".join(f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}" for q in quads)
+        body = " ".join(
+            f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}" for q in quads
+        )
         self.update(f"INSERT DATA {{ {body} }}")
 
     def close(self) -> None:

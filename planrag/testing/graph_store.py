@@ -110,7 +110,9 @@ class GraphStoreConformance:
         musk = next(e.source for e in edges if e.type == "is_CEO_of")
         assert (musk.name, musk.type) == ("Elon Musk", "PERSON")
         korean = store.expand(filled, ["공자"]).edges
-        assert [(e.source.name, e.type, e.target.name) for e in korean] == [("공자", "스승", "안회")]
+        assert [(e.source.name, e.type, e.target.name) for e in korean] == [
+            ("공자", "스승", "안회")
+        ]
 
     def test_mentions_name_chunks_and_documents(self, store: GraphStore, filled: str) -> None:
         found = store.mentions(filled, [key("SpaceX"), key("Tesla")]).mentions
@@ -140,10 +142,15 @@ class GraphStoreConformance:
         assert store.match(filled, [key("Elon Musk")]).matches == []
 
     def test_relation_supported_elsewhere_survives(self, store: GraphStore, filled: str) -> None:
-        again = chunk("c5", "doc-c", ["Elon Musk", "SpaceX"], [("Elon Musk", "is_CEO_of", "SpaceX")])
+        again = chunk(
+            "c5", "doc-c", ["Elon Musk", "SpaceX"], [("Elon Musk", "is_CEO_of", "SpaceX")]
+        )
         store.add(filled, [again])
         store.delete_documents(filled, ["doc-a"])
-        triples = {(e.source.key, e.type, e.target.key) for e in store.expand(filled, [key("SpaceX")]).edges}
+        triples = {
+            (e.source.key, e.type, e.target.key)
+            for e in store.expand(filled, [key("SpaceX")]).edges
+        }
         assert (key("Elon Musk"), "is_CEO_of", key("SpaceX")) in triples
         assert store.stats(filled).entities == 5  # Tesla alone went
 
@@ -173,7 +180,9 @@ class GraphStoreConformance:
                     chunk_id="inj'\"}>\\",
                     doc_id="doc-'\"}>\\ MATCH (n) DETACH DELETE n",
                     entities=[Entity(key=n, name=n) for n in names],
-                    relations=[Relation(source=names[0], target=n, type="related_to") for n in names[1:]],
+                    relations=[
+                        Relation(source=names[0], target=n, type="related_to") for n in names[1:]
+                    ],
                 )
             ],
         )
