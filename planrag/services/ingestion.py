@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from planrag.core import telemetry
 from planrag.core.errors import (
     EmptyUpload,
     InvalidInput,
@@ -260,6 +262,17 @@ class IngestionService:
             for future in futures:
                 future.exception(timeout=timeout)
 
+    @property
+    def closed(self) -> bool:
+        """True once `close()` ran: no new indexing jobs are accepted."""
+        return self._closed
+
+    @property
+    def queue_depth(self) -> int:
+        """Documents queued or being indexed by this process."""
+        with self._lock:
+            return len(self._pending)
+
     def recover(self) -> list[str]:
         """Queue again every document a crash left pending or processing; sweep orphan vectors."""
         for kb in self._metadata.list_kbs():
@@ -293,6 +306,22 @@ class IngestionService:
         documents embed as fast as one large one). A bad document fails alone."""
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
+        started = time.perf_counter()
+        try:
+            return self._index_many(doc_ids, results, prepared, progress)
+        finally:
+            # One duration per document of the batch: the batch's time shared evenly.
+            per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
+            for doc in results.values():
+                telemetry.record_ingestion(doc.status.value, per_doc)
+
+    def _index_many(
+        self,
+        doc_ids: list[str],
+        results: dict[str, Document],
+        prepared: list[_Prepared],
+        progress: Progress | None,
+    ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
