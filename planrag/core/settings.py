@@ -108,6 +108,47 @@ class RerankSettings(BaseModel):
     batch_size: int = Field(default=32, ge=1, le=1024)
 
 
+class SparqlSettings(BaseModel):
+    """The `ontology` graph backend. Empty query_url: an embedded RDF store (pyoxigraph) under
+    <data_dir>/graph, for one process; otherwise any SPARQL 1.1 endpoint (one named graph per
+    KB), e.g. Fuseki's http://host:3030/DATASET/query and .../update."""
+
+    query_url: str = ""
+    # Where SPARQL updates go; empty means query_url.
+    update_url: str = ""
+    user: str = ""
+    password: str = ""
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class Neo4jSettings(BaseModel):
+    """The `neo4j` graph backend: a Neo4j 5 server over Bolt (bolt:// or neo4j:// URI). There is
+    no embedded default: without a URI, KBs cannot be created with graph_backend=neo4j."""
+
+    uri: str = ""
+    user: str = "neo4j"
+    password: str = ""
+    # Empty means the server's default database.
+    database: str = ""
+    # How long transient errors (deadlocks, leader changes) are retried.
+    retry_s: float = Field(default=15.0, ge=0)
+
+
+class GraphSettings(BaseModel):
+    """Graph RAG: extraction at indexing (KBs with a graph backend) and graph search."""
+
+    # auto: the LLM extractor when an LLM is configured, else the rule extractor (Kiwi, no LLM).
+    extractor: Literal["auto", "rule", "llm"] = "auto"
+    # A failed extraction marks the document error (fail), or indexes it without graph (skip).
+    on_error: Literal["fail", "skip"] = "fail"
+    # LLM extraction: chunks per request, requests in flight.
+    llm_batch: int = Field(default=4, ge=1, le=32)
+    llm_concurrency: int = Field(default=2, ge=1, le=16)
+    # Graph search: hops when a request gives none, and the boost of graph-found chunks.
+    hops: int = Field(default=2, ge=1, le=5)
+    boost: float = Field(default=1.5, ge=1.0, le=10.0)
+
+
 class LLMSettings(BaseModel):
     # Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM). Empty base_url and api_key: no LLM.
     base_url: str = ""
@@ -187,6 +228,9 @@ class Settings(BaseSettings):
     planner: PlannerSettings = PlannerSettings()
     ask: AskSettings = AskSettings()
     auth: AuthSettings = AuthSettings()
+    sparql: SparqlSettings = SparqlSettings()
+    neo4j: Neo4jSettings = Neo4jSettings()
+    graph: GraphSettings = GraphSettings()
 
     @property
     def database_url(self) -> str:
@@ -199,6 +243,10 @@ class Settings(BaseSettings):
     @property
     def milvus_uri(self) -> str:
         return self.milvus.uri or str((self.data_dir / "milvus.db").resolve())
+
+    @property
+    def graph_dir(self) -> Path:
+        return self.data_dir / "graph"
 
     @property
     def files_dir(self) -> Path:
