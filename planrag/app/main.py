@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors
+from planrag.app import auth, errors, observability
 from planrag.app.routers import (
     ask,
     documents,
@@ -23,6 +23,7 @@ from planrag.app.routers import (
     spec004,
     system,
 )
+from planrag.core import telemetry
 from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.auth import check_secret
@@ -61,6 +62,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = await run_in_threadpool(Runtime.open, settings, embedders)
         app.state.runtime = runtime
+        telemetry.set_queue_depth_source(lambda: runtime.ingestion.queue_depth)
         runtime.warm_up()
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
@@ -68,6 +70,7 @@ def create_app(
         try:
             yield
         finally:
+            telemetry.set_queue_depth_source(None)
             runtime.close()
 
     check_secret(settings.auth)  # refuse to start with auth on and the default secret
@@ -80,8 +83,10 @@ def create_app(
         dependencies=[Depends(auth.authenticate)],
     )
     errors.install(app)
+    app.add_middleware(observability.RequestObservability)
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
     for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
+    app.include_router(observability.router)
     return app

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -60,11 +59,10 @@ def serve(
 
     from planrag.app.http_protocol import LenientH11Protocol
     from planrag.app.main import create_app
+    from planrag.core.telemetry import configure_logging
 
     settings = get_settings()
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level, settings.log_format)
     uvicorn.run(
         create_app(settings),
         host=host or settings.server.host,

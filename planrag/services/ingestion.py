@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from planrag.core import telemetry
 from planrag.core.errors import (
     EmptyUpload,
     InvalidInput,
@@ -174,12 +176,14 @@ class IngestionService:
         item: UploadItem,
         file_type: FileType,
         metadata: DocumentMetadata,
+        may_replace: Callable[[Document], None] | None = None,
     ) -> UploadedDocument:
         """Store a document under a caller-chosen stable id and queue it for indexing.
 
         A document of that id (in any knowledge base) is replaced, after any indexing of it in
         flight has finished; the same id with the same content and metadata in the same KB is
-        left alone (`duplicate: true`) unless its indexing failed.
+        left alone (`duplicate: true`) unless its indexing failed. `may_replace` sees the
+        existing document first (under the lock, before anything changes) and raises to refuse.
         """
         self._metadata.get_kb(kb_id)
         if not item.data:
@@ -196,6 +200,8 @@ class IngestionService:
         with self._put_lock:
             existing = self._metadata.get_documents([doc_id]).get(doc_id)
             if existing is not None:
+                if may_replace is not None:
+                    may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
                 if unchanged and existing.status != DocumentStatus.error:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
@@ -256,6 +262,17 @@ class IngestionService:
             for future in futures:
                 future.exception(timeout=timeout)
 
+    @property
+    def closed(self) -> bool:
+        """True once `close()` ran: no new indexing jobs are accepted."""
+        return self._closed
+
+    @property
+    def queue_depth(self) -> int:
+        """Documents queued or being indexed by this process."""
+        with self._lock:
+            return len(self._pending)
+
     def recover(self) -> list[str]:
         """Queue again every document a crash left pending or processing; sweep orphan vectors."""
         for kb in self._metadata.list_kbs():
@@ -289,6 +306,22 @@ class IngestionService:
         documents embed as fast as one large one). A bad document fails alone."""
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
+        started = time.perf_counter()
+        try:
+            return self._index_many(doc_ids, results, prepared, progress)
+        finally:
+            # One duration per document of the batch: the batch's time shared evenly.
+            per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
+            for doc in results.values():
+                telemetry.record_ingestion(doc.status.value, per_doc)
+
+    def _index_many(
+        self,
+        doc_ids: list[str],
+        results: dict[str, Document],
+        prepared: list[_Prepared],
+        progress: Progress | None,
+    ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
