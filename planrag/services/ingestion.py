@@ -182,12 +182,14 @@ class IngestionService:
         item: UploadItem,
         file_type: FileType,
         metadata: DocumentMetadata,
+        may_replace: Callable[[Document], None] | None = None,
     ) -> UploadedDocument:
         """Store a document under a caller-chosen stable id and queue it for indexing.
 
         A document of that id (in any knowledge base) is replaced, after any indexing of it in
         flight has finished; the same id with the same content and metadata in the same KB is
-        left alone (`duplicate: true`) unless its indexing failed.
+        left alone (`duplicate: true`) unless its indexing failed. `may_replace` sees the
+        existing document first (under the lock, before anything changes) and raises to refuse.
         """
         self._metadata.get_kb(kb_id)
         if not item.data:
@@ -204,6 +206,8 @@ class IngestionService:
         with self._put_lock:
             existing = self._metadata.get_documents([doc_id]).get(doc_id)
             if existing is not None:
+                if may_replace is not None:
+                    may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
                 if unchanged and existing.status != DocumentStatus.error:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
