@@ -44,7 +44,9 @@ def test_korean_proper_nouns_without_particles() -> None:
 
 
 def test_english_capitalised_spans() -> None:
-    text = "The Bank of America hired Tim Burton. In 2004, the U.S. Army met Elon Musk, CEO of SpaceX."
+    text = (
+        "The Bank of America hired Tim Burton. In 2004, the U.S. Army met Elon Musk, CEO of SpaceX."
+    )
     assert names(text) == ["Bank of America", "Tim Burton", "U.S. Army", "Elon Musk", "SpaceX"]
     assert names("Who founded the company that makes the iPhone?") == ["iPhone"]
     assert names("Johnson & Johnson") == ["Johnson & Johnson"]
