@@ -20,6 +20,7 @@ from rich.table import Table
 
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
+from planrag.cli.admin_client import announce
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
@@ -63,13 +64,16 @@ def serve(
 
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_format)
-    uvicorn.run(
-        create_app(settings),
-        host=host or settings.server.host,
-        port=port or settings.server.port,
-        log_level=settings.log_level.lower(),
-        http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
-    )
+    host, port = host or settings.server.host, port or settings.server.port
+    # `planrag keys|users` find this server through the data dir and go through its API.
+    with announce(settings.data_dir, host, port):
+        uvicorn.run(
+            create_app(settings),
+            host=host,
+            port=port,
+            log_level=settings.log_level.lower(),
+            http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
+        )
 
 
 @kb_app.command("create")
@@ -320,7 +324,7 @@ def eval_command(
 
 
 ask_commands.register(app, _runtime)
-auth_commands.register(app, _runtime)
+auth_commands.register(app)
 
 
 def main() -> None:
