@@ -1,7 +1,7 @@
 """Admin API keys and users: they manage keys and users through the /admin routes.
 
 Revision ID: 0004_admin
-Revises: 0003
+Revises: 0004_queue
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_admin"
-down_revision = "0003"
+down_revision = "0004_queue"
 branch_labels = None
 depends_on = None
 
