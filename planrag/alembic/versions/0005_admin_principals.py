@@ -1,6 +1,6 @@
 """Admin API keys and users: they manage keys and users through the /admin routes.
 
-Revision ID: 0004_admin
+Revision ID: 0005_admin
 Revises: 0004_queue
 Create Date: 2026-11-23
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_admin"
+revision = "0005_admin"
 down_revision = "0004_queue"
 branch_labels = None
 depends_on = None
