@@ -86,6 +86,17 @@ class IngestSettings(BaseModel):
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
     concurrency: int = Field(default=2, ge=1, le=32)
+    # process: uploads are indexed by this process's threads (one server, the embedded default).
+    # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
+    # processes and by the worker inside `planrag serve` (unless --no-worker); a killed worker's
+    # job is re-taken when its lease expires. Needed for several processes.
+    queue: Literal["process", "database"] = "process"
+    lease_s: float = Field(default=60.0, gt=0)
+    poll_s: float = Field(default=1.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    # Queue mode database: `planrag serve` also runs an indexing worker (false: API only, for
+    # deployments with separate `planrag worker` processes; `serve --no-worker` sets it).
+    serve_worker: bool = True
 
 
 class BM25Settings(BaseModel):
@@ -213,6 +224,11 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./data")
     log_level: str = "INFO"
+    # CLI commands that manage a running server (`planrag keys|users`) go to this URL; empty:
+    # the server `planrag serve` announces in <data_dir>/server.json, else the data dir itself.
+    server_url: str = ""
+    # The API key those commands send (an admin key when the server has auth on).
+    api_key: str = ""
     # text: human-readable lines; json: one JSON object per line (time, level, logger, message,
     # request_id). Every line carries the request id of the HTTP request it belongs to.
     log_format: Literal["text", "json"] = "text"
@@ -243,6 +259,26 @@ class Settings(BaseSettings):
     @property
     def milvus_uri(self) -> str:
         return self.milvus.uri or str((self.data_dir / "milvus.db").resolve())
+
+    def multi_process_problems(self) -> list[str]:
+        """What keeps several processes (`serve --workers N`, `planrag worker`) from sharing
+        this configuration: each embedded store belongs to one process. Empty when ready."""
+        problems = []
+        if self.ingest.queue != "database":
+            problems.append("PLANRAG_INGEST__QUEUE=database (a durable queue shared by processes)")
+        if not self.milvus.uri:
+            problems.append(
+                "PLANRAG_MILVUS__URI (a Milvus server; Milvus Lite locks its data dir to one "
+                "process — `milvus-lite server` serves one over gRPC)"
+            )
+        if not (self.db.url or (self.pg.metadata and self.pg.url)):
+            problems.append(
+                "PLANRAG_DB__URL or PLANRAG_PG__URL with PLANRAG_PG__METADATA=true (the metadata "
+                "DB on PostgreSQL; SQLite is for one process)"
+            )
+        if not self.pg.url:
+            problems.append("PLANRAG_PG__URL (pgvector; the embedded PostgreSQL is per process)")
+        return problems
 
     @property
     def graph_dir(self) -> Path:

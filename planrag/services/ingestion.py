@@ -42,6 +42,7 @@ from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
+from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore
 
@@ -102,8 +103,13 @@ class IngestionService:
         max_upload_bytes: int,
         max_files: int,
         concurrency: int,
+        queue: JobQueue | None = None,
     ) -> None:
         self._metadata = metadata
+        # Queue mode `database`: uploads become durable jobs taken by workers (this process's
+        # and `planrag worker` processes) instead of this process's thread pool.
+        self._queue = queue
+        self._enqueued: list[Callable[[], None]] = []
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
@@ -226,7 +232,17 @@ class IngestionService:
             future.exception()
 
     # ── background indexing ────────────────────────────────────────────────────────────
+    def on_enqueue(self, listener: Callable[[], None]) -> None:
+        """Called after a job is queued in `database` mode (a local worker wakes up)."""
+        self._enqueued.append(listener)
+
+    @property
+    def queue(self) -> JobQueue | None:
+        return self._queue
+
     def submit(self, doc_id: str) -> Future[Document]:
+        if self._queue is not None:
+            return self._enqueue(doc_id)
         with self._lock:
             if doc_id in self._pending:
                 return self._pending[doc_id]
@@ -241,6 +257,19 @@ class IngestionService:
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
+    def _enqueue(self, doc_id: str) -> Future[Document]:
+        done: Future[Document] = Future()
+        try:
+            doc = self._metadata.get_document(doc_id)
+        except NotFound as exc:
+            done.set_exception(exc)
+            return done
+        self._queue.enqueue(doc.id, doc.kb_id)  # type: ignore[union-attr]
+        for listener in self._enqueued:
+            listener()
+        done.set_result(doc)
+        return done
+
     def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
@@ -254,6 +283,11 @@ class IngestionService:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""
+        if self._queue is not None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._queue.depth() and (deadline is None or time.monotonic() < deadline):
+                time.sleep(0.1)
+            return
         while True:
             with self._lock:
                 futures = list(self._pending.values())
@@ -269,7 +303,10 @@ class IngestionService:
 
     @property
     def queue_depth(self) -> int:
-        """Documents queued or being indexed by this process."""
+        """Documents queued or being indexed (by this process; every process's in `database`
+        queue mode)."""
+        if self._queue is not None:
+            return self._queue.depth()
         with self._lock:
             return len(self._pending)
 
@@ -287,7 +324,10 @@ class IngestionService:
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
+        queued = self._queue.queued() if self._queue is not None else set()
         for doc in stuck:
+            if doc.id in queued:  # the durable queue has it: a worker (re)takes it
+                continue
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
@@ -400,6 +440,10 @@ class IngestionService:
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
         self._metadata.delete_chunks(doc.id)
+
+    def mark_failed(self, doc_id: str, reason: str) -> Document:
+        """Give a document up with a reason (a worker that never finishes it)."""
+        return self._fail(self._metadata.get_document(doc_id), reason)
 
     def _fail(self, doc: Document, reason: str) -> Document:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
