@@ -39,9 +39,11 @@ from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.graph_indexing import GraphIndexer
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
+from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore
 
@@ -58,6 +60,7 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
 def _reason(exc: Exception) -> str:
@@ -102,8 +105,15 @@ class IngestionService:
         max_upload_bytes: int,
         max_files: int,
         concurrency: int,
+        queue: JobQueue | None = None,
+        graph: GraphIndexer | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
+        # Queue mode `database`: uploads become durable jobs taken by workers (this process's
+        # and `planrag worker` processes) instead of this process's thread pool.
+        self._queue = queue
+        self._enqueued: list[Callable[[], None]] = []
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
@@ -176,12 +186,14 @@ class IngestionService:
         item: UploadItem,
         file_type: FileType,
         metadata: DocumentMetadata,
+        may_replace: Callable[[Document], None] | None = None,
     ) -> UploadedDocument:
         """Store a document under a caller-chosen stable id and queue it for indexing.
 
         A document of that id (in any knowledge base) is replaced, after any indexing of it in
         flight has finished; the same id with the same content and metadata in the same KB is
-        left alone (`duplicate: true`) unless its indexing failed.
+        left alone (`duplicate: true`) unless its indexing failed. `may_replace` sees the
+        existing document first (under the lock, before anything changes) and raises to refuse.
         """
         self._metadata.get_kb(kb_id)
         if not item.data:
@@ -198,6 +210,8 @@ class IngestionService:
         with self._put_lock:
             existing = self._metadata.get_documents([doc_id]).get(doc_id)
             if existing is not None:
+                if may_replace is not None:
+                    may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
                 if unchanged and existing.status != DocumentStatus.error:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
@@ -222,7 +236,17 @@ class IngestionService:
             future.exception()
 
     # ── background indexing ────────────────────────────────────────────────────────────
+    def on_enqueue(self, listener: Callable[[], None]) -> None:
+        """Called after a job is queued in `database` mode (a local worker wakes up)."""
+        self._enqueued.append(listener)
+
+    @property
+    def queue(self) -> JobQueue | None:
+        return self._queue
+
     def submit(self, doc_id: str) -> Future[Document]:
+        if self._queue is not None:
+            return self._enqueue(doc_id)
         with self._lock:
             if doc_id in self._pending:
                 return self._pending[doc_id]
@@ -237,6 +261,19 @@ class IngestionService:
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
+    def _enqueue(self, doc_id: str) -> Future[Document]:
+        done: Future[Document] = Future()
+        try:
+            doc = self._metadata.get_document(doc_id)
+        except NotFound as exc:
+            done.set_exception(exc)
+            return done
+        self._queue.enqueue(doc.id, doc.kb_id)  # type: ignore[union-attr]
+        for listener in self._enqueued:
+            listener()
+        done.set_result(doc)
+        return done
+
     def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
@@ -250,6 +287,11 @@ class IngestionService:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""
+        if self._queue is not None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._queue.depth() and (deadline is None or time.monotonic() < deadline):
+                time.sleep(0.1)
+            return
         while True:
             with self._lock:
                 futures = list(self._pending.values())
@@ -265,7 +307,10 @@ class IngestionService:
 
     @property
     def queue_depth(self) -> int:
-        """Documents queued or being indexed by this process."""
+        """Documents queued or being indexed (by this process; every process's in `database`
+        queue mode)."""
+        if self._queue is not None:
+            return self._queue.depth()
         with self._lock:
             return len(self._pending)
 
@@ -276,6 +321,8 @@ class IngestionService:
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
                 continue
             known = {d.id for d in self._metadata.list_documents(kb.id)}
+            if self._graph is not None:
+                self._graph.sweep(kb, known)
             for orphan in self._vectors.doc_ids(kb.id) - known:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
@@ -283,7 +330,10 @@ class IngestionService:
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
+        queued = self._queue.queued() if self._queue is not None else set()
         for doc in stuck:
+            if doc.id in queued:  # the durable queue has it: a worker (re)takes it
+                continue
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
@@ -322,7 +372,9 @@ class IngestionService:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
-                prepared.append(self._prepare(doc))
+                item = self._prepare(doc)
+                self._index_graph(item)
+                prepared.append(item)
             except Exception as exc:
                 results[doc_id] = self._fail(doc, _reason(exc))
         try:
@@ -355,6 +407,19 @@ class IngestionService:
         )
         return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
 
+    def _index_graph(self, item: _Prepared) -> None:
+        """Entities and relations of a document in a KB with a graph (before its vectors)."""
+        if self._graph is None:
+            return
+        kb = self._metadata.get_kb(item.doc.kb_id)
+        if kb.graph_backend == "none":
+            return
+
+        def note(text: str | None) -> None:
+            self._metadata.set_progress(item.doc.id, text)
+
+        item.note = self._graph.index(kb, item.doc, item.chunks, note)
+
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
@@ -377,6 +442,7 @@ class IngestionService:
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
+        self._metadata.set_progress(doc.id, item.note)
         self._metadata.set_status(doc.id, DocumentStatus.completed, chunk_count=len(item.chunks))
         self._bm25.mark_dirty(doc.kb_id)
         try:
@@ -384,6 +450,7 @@ class IngestionService:
         except NotFound:  # deleted while it was being indexed: drop what was just written
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
             self._vectors.delete_titles(doc.kb_id, [doc.id])
+            self._remove_graph(doc)
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
@@ -395,12 +462,26 @@ class IngestionService:
             batch = chunk_ids[start : start + 1000]
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
+        self._remove_graph(doc)
         self._metadata.delete_chunks(doc.id)
+
+    def _remove_graph(self, doc: Document) -> None:
+        if self._graph is not None:
+            try:
+                kb = self._metadata.get_kb(doc.kb_id)
+            except NotFound:
+                return  # the KB went, and its graph with it
+            self._graph.remove(kb, [doc.id])
+
+    def mark_failed(self, doc_id: str, reason: str) -> Document:
+        """Give a document up with a reason (a worker that never finishes it)."""
+        return self._fail(self._metadata.get_document(doc_id), reason)
 
     def _fail(self, doc: Document, reason: str) -> Document:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
         try:
             self._remove_leftovers(doc)
+            self._metadata.set_progress(doc.id, None)
             self._metadata.set_status(doc.id, DocumentStatus.error, error=reason, chunk_count=0)
             return self._metadata.get_document(doc.id)
         except Exception:  # the KB was deleted meanwhile: nothing left to mark
