@@ -15,6 +15,7 @@ from planrag.app.routers import (
     admin,
     ask,
     documents,
+    graph,
     knowledge_bases,
     retrieve,
     spec000_prompt,
@@ -100,7 +101,7 @@ def create_app(
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
+    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(admin.router)
