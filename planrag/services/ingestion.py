@@ -39,6 +39,7 @@ from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
@@ -67,7 +68,8 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+    """A chunk's row in the vector store (its document's metadata copied for filters)."""
     meta = doc.metadata
     return VectorRecord(
         chunk_id=chunk.id,
@@ -102,8 +104,10 @@ class IngestionService:
         max_upload_bytes: int,
         max_files: int,
         concurrency: int,
+        locks: KbLocks | None = None,
     ) -> None:
         self._metadata = metadata
+        self._locks = locks or KbLocks()
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
@@ -303,8 +307,12 @@ class IngestionService:
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
         started = time.perf_counter()
+        kb_ids = {d.kb_id for d in self._metadata.get_documents(doc_ids).values()}
         try:
-            return self._index_many(doc_ids, results, prepared, progress)
+            # Shared with other ingestion, exclusive of a reindex switching these KBs' vectors:
+            # the model chosen in _prepare is the model of the vectors _write reaches.
+            with self._locks.shared(kb_ids):
+                return self._index_many(doc_ids, results, prepared, progress)
         finally:
             # One duration per document of the batch: the batch's time shared evenly.
             per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
@@ -369,7 +377,8 @@ class IngestionService:
                 vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
                 by_kb: dict[str, list[VectorRecord]] = {}
                 for (item, chunk), vector in zip(group, vectors, strict=True):
-                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
+                    record = vector_record(item.doc, chunk, vector)
+                    by_kb.setdefault(item.doc.kb_id, []).append(record)
                 for kb_id, records in by_kb.items():
                     self._vectors.upsert(kb_id, records)
             if progress:
@@ -410,8 +419,9 @@ class IngestionService:
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:
         doc = self._metadata.get_document(doc_id, kb_id)
-        self._remove_leftovers(doc)
-        self._metadata.delete_document(doc_id)
+        with self._locks.shared([kb_id]):
+            self._remove_leftovers(doc)
+            self._metadata.delete_document(doc_id)
         self._bm25.mark_dirty(kb_id)
         self._files.delete(kb_id, doc_id, doc.file_type)
 

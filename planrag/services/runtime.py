@@ -28,7 +28,9 @@ from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
 from planrag.services.ingestion import IngestionService
+from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -68,11 +70,12 @@ def open_vector_stores(
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
     milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
 
-    def store_of(kb_id: str) -> str | None:
+    def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
-            return metadata.get_kb(kb_id).vector_store
+            kb = metadata.get_kb(kb_id)
         except KnowledgeBaseNotFound:
             return None
+        return kb.vector_store, kb.vector_generation
 
     router = VectorStoreRouter(
         store_of,
@@ -106,6 +109,7 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    reindex: ReindexService
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -124,6 +128,7 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
         rerankers = RerankerRegistry(settings.rerank, settings.llm)
         executors = build_executors(metadata, rerankers)
+        locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -143,9 +148,13 @@ class Runtime:
                 max_upload_bytes=settings.max_upload_bytes,
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
+                locks=locks,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,
+            reindex=ReindexService(
+                metadata, vectors, embedders, locks, batch=settings.embedding.batch_size
+            ),
         )
 
     @cached_property
@@ -187,6 +196,7 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        self.reindex.close()
         self.vectors.close()
         self.metadata.engine.dispose()
         self.postgres.close()  # stops the embedded PostgreSQL if this process started it
