@@ -28,6 +28,7 @@ from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.auth import check_secret
 from planrag.services.runtime import Runtime
+from planrag.services.workers import IndexingWorker
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,15 @@ TAGS = [
 ]
 
 
+def _start_worker(runtime: Runtime) -> IndexingWorker | None:
+    """Queue mode database: this API process indexes queued documents too, unless
+    PLANRAG_INGEST__SERVE_WORKER=false (`serve --no-worker`, separate worker processes)."""
+    queue, ingest = runtime.ingestion.queue, runtime.settings.ingest
+    if queue is None or not ingest.serve_worker:
+        return None
+    return IndexingWorker(runtime.ingestion, queue, ingest, threads=ingest.concurrency).start()
+
+
 def create_app(
     settings: Settings | None = None, embedders: EmbedderRegistry | None = None
 ) -> FastAPI:
@@ -70,10 +80,13 @@ def create_app(
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
             log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))
+        worker = _start_worker(runtime)
         try:
             yield
         finally:
             telemetry.set_queue_depth_source(None)
+            if worker is not None:
+                await run_in_threadpool(worker.stop)
             runtime.close()
 
     check_secret(settings.auth)  # refuse to start with auth on and the default secret

@@ -86,6 +86,17 @@ class IngestSettings(BaseModel):
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
     concurrency: int = Field(default=2, ge=1, le=32)
+    # process: uploads are indexed by this process's threads (one server, the embedded default).
+    # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
+    # processes and by the worker inside `planrag serve` (unless --no-worker); a killed worker's
+    # job is re-taken when its lease expires. Needed for several processes.
+    queue: Literal["process", "database"] = "process"
+    lease_s: float = Field(default=60.0, gt=0)
+    poll_s: float = Field(default=1.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    # Queue mode database: `planrag serve` also runs an indexing worker (false: API only, for
+    # deployments with separate `planrag worker` processes; `serve --no-worker` sets it).
+    serve_worker: bool = True
 
 
 class BM25Settings(BaseModel):
@@ -106,6 +117,47 @@ class RerankSettings(BaseModel):
     timeout_s: float = 30.0
     retries: int = Field(default=2, ge=0, le=10)
     batch_size: int = Field(default=32, ge=1, le=1024)
+
+
+class SparqlSettings(BaseModel):
+    """The `ontology` graph backend. Empty query_url: an embedded RDF store (pyoxigraph) under
+    <data_dir>/graph, for one process; otherwise any SPARQL 1.1 endpoint (one named graph per
+    KB), e.g. Fuseki's http://host:3030/DATASET/query and .../update."""
+
+    query_url: str = ""
+    # Where SPARQL updates go; empty means query_url.
+    update_url: str = ""
+    user: str = ""
+    password: str = ""
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class Neo4jSettings(BaseModel):
+    """The `neo4j` graph backend: a Neo4j 5 server over Bolt (bolt:// or neo4j:// URI). There is
+    no embedded default: without a URI, KBs cannot be created with graph_backend=neo4j."""
+
+    uri: str = ""
+    user: str = "neo4j"
+    password: str = ""
+    # Empty means the server's default database.
+    database: str = ""
+    # How long transient errors (deadlocks, leader changes) are retried.
+    retry_s: float = Field(default=15.0, ge=0)
+
+
+class GraphSettings(BaseModel):
+    """Graph RAG: extraction at indexing (KBs with a graph backend) and graph search."""
+
+    # auto: the LLM extractor when an LLM is configured, else the rule extractor (Kiwi, no LLM).
+    extractor: Literal["auto", "rule", "llm"] = "auto"
+    # A failed extraction marks the document error (fail), or indexes it without graph (skip).
+    on_error: Literal["fail", "skip"] = "fail"
+    # LLM extraction: chunks per request, requests in flight.
+    llm_batch: int = Field(default=4, ge=1, le=32)
+    llm_concurrency: int = Field(default=2, ge=1, le=16)
+    # Graph search: hops when a request gives none, and the boost of graph-found chunks.
+    hops: int = Field(default=2, ge=1, le=5)
+    boost: float = Field(default=1.5, ge=1.0, le=10.0)
 
 
 class LLMSettings(BaseModel):
@@ -187,6 +239,9 @@ class Settings(BaseSettings):
     planner: PlannerSettings = PlannerSettings()
     ask: AskSettings = AskSettings()
     auth: AuthSettings = AuthSettings()
+    sparql: SparqlSettings = SparqlSettings()
+    neo4j: Neo4jSettings = Neo4jSettings()
+    graph: GraphSettings = GraphSettings()
 
     @property
     def database_url(self) -> str:
@@ -199,6 +254,30 @@ class Settings(BaseSettings):
     @property
     def milvus_uri(self) -> str:
         return self.milvus.uri or str((self.data_dir / "milvus.db").resolve())
+
+    def multi_process_problems(self) -> list[str]:
+        """What keeps several processes (`serve --workers N`, `planrag worker`) from sharing
+        this configuration: each embedded store belongs to one process. Empty when ready."""
+        problems = []
+        if self.ingest.queue != "database":
+            problems.append("PLANRAG_INGEST__QUEUE=database (a durable queue shared by processes)")
+        if not self.milvus.uri:
+            problems.append(
+                "PLANRAG_MILVUS__URI (a Milvus server; Milvus Lite locks its data dir to one "
+                "process — `milvus-lite server` serves one over gRPC)"
+            )
+        if not (self.db.url or (self.pg.metadata and self.pg.url)):
+            problems.append(
+                "PLANRAG_DB__URL or PLANRAG_PG__URL with PLANRAG_PG__METADATA=true (the metadata "
+                "DB on PostgreSQL; SQLite is for one process)"
+            )
+        if not self.pg.url:
+            problems.append("PLANRAG_PG__URL (pgvector; the embedded PostgreSQL is per process)")
+        return problems
+
+    @property
+    def graph_dir(self) -> Path:
+        return self.data_dir / "graph"
 
     @property
     def files_dir(self) -> Path:

@@ -127,8 +127,25 @@ class EvalSession:
             self.close()
             raise
 
+    @classmethod
+    def existing(
+        cls,
+        runtime: Runtime,
+        dataset: BeirDataset,
+        kb_id: str,
+        mapping: dict[str, str],
+        ingest_s: float = 0.0,
+    ) -> EvalSession:
+        """A session over a KB ingested earlier (kept on close): benchmarks with slow models."""
+        session = cls.__new__(cls)
+        session.runtime, session.dataset, session.progress = runtime, dataset, None
+        session.kb_id, session.mapping, session.ingest_s = kb_id, mapping, ingest_s
+        session.keep = True
+        return session
+
     def close(self) -> None:
-        self.runtime.knowledge_bases.delete(self.kb_id)
+        if not getattr(self, "keep", False):
+            self.runtime.knowledge_bases.delete(self.kb_id)
 
     def __enter__(self) -> EvalSession:
         return self

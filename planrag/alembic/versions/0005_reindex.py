@@ -1,7 +1,7 @@
 """A knowledge base's vector generation and its last reindex (re-embedding with another model).
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005_reindex
+Revises: 0004_queue
 Create Date: 2026-11-23
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005_reindex"
+down_revision = "0004_queue"
 branch_labels = None
 depends_on = None
 
