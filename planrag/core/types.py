@@ -80,6 +80,7 @@ class ReindexStatus(BaseModel):
     total: int = Field(default=0, ge=0, description="chunks to embed")
     error: str | None = None
     started_at: datetime
+    updated_at: datetime | None = Field(default=None, description="last progress saved")
     finished_at: datetime | None = None
 
 

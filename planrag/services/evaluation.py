@@ -115,6 +115,7 @@ class EvalSession:
         self.runtime = runtime
         self.dataset = dataset
         self.progress = progress
+        self.keep = False  # a throw-away KB, deleted on close
         name = f"eval-{time.time_ns()}"
         create = KnowledgeBaseCreate.model_validate({"name": name, **(kb_settings or {})})
         self.kb_id = runtime.knowledge_bases.create(create).id
@@ -144,7 +145,7 @@ class EvalSession:
         return session
 
     def close(self) -> None:
-        if not getattr(self, "keep", False):
+        if not self.keep:
             self.runtime.knowledge_bases.delete(self.kb_id)
 
     def __enter__(self) -> EvalSession:

@@ -45,7 +45,8 @@ from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.router import VectorStoreRouter
+from planrag.stores.vector import VectorRecord
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    generation: int = 0  # the KB's vector generation the embedder's vectors belong to
 
 
 def _reason(exc: Exception) -> str:
@@ -97,7 +99,7 @@ class IngestionService:
     def __init__(
         self,
         metadata: MetadataStore,
-        vectors: VectorStore,
+        vectors: VectorStoreRouter,
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
@@ -385,7 +387,24 @@ class IngestionService:
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
+            self._follow_switch(item)
         return [results[d] for d in doc_ids]
+
+    def _follow_switch(self, item: _Prepared) -> None:
+        """A reindex in another process switched the KB to new vectors while this document was
+        embedded with the old model: embed it again into the serving generation. (Checked after
+        the document is `completed`, so a switch earlier than this check sees the document in its
+        own catch-up; in one process the KB lock rules this out.)"""
+        for _ in range(3):
+            try:
+                kb = self._metadata.get_kb(item.doc.kb_id)
+            except NotFound:
+                return
+            if kb.vector_generation == item.generation:
+                return
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            item = _Prepared(item.doc, embedder, item.chunks, kb.vector_generation)
+            self._write([item], None)
 
     def _prepare(self, doc: Document) -> _Prepared:
         """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""
@@ -405,7 +424,9 @@ class IngestionService:
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
-        return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
+        return _Prepared(
+            doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
+        )
 
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
@@ -419,12 +440,15 @@ class IngestionService:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
             for group in by_embedder.values():
                 vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
-                by_kb: dict[str, list[VectorRecord]] = {}
+                by_kb: dict[tuple[str, int], list[VectorRecord]] = {}
                 for (item, chunk), vector in zip(group, vectors, strict=True):
                     record = vector_record(item.doc, chunk, vector)
-                    by_kb.setdefault(item.doc.kb_id, []).append(record)
-                for kb_id, records in by_kb.items():
-                    self._vectors.upsert(kb_id, records)
+                    by_kb.setdefault((item.doc.kb_id, item.generation), []).append(record)
+                for (kb_id, generation), records in by_kb.items():
+                    # The generation of the model that embedded them, even if a reindex in
+                    # another process switched the KB meanwhile (see _follow_switch).
+                    store, key = self._vectors.at_generation(kb_id, generation)
+                    store.upsert(key, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
 

@@ -33,6 +33,7 @@ from planrag.stores.vector import VectorRecord, VectorStore
 log = logging.getLogger(__name__)
 
 BATCH = 64
+STALE_AFTER_S = 600.0  # shared mode: a running reindex silent this long is taken for dead
 RETIRE_AFTER_S = 30.0  # the old generation outlives the switch by this much (in-flight queries)
 Progress = Callable[[int, int], None]
 _EMBEDDED = (ChunkKind.chunk, ChunkKind.child)
@@ -57,7 +58,9 @@ class ReindexService:
         locks: KbLocks,
         batch: int = BATCH,
         retire_after_s: float = RETIRE_AFTER_S,
+        shared: bool = False,
     ) -> None:
+        self._shared = shared
         self._retire_after_s = retire_after_s
         self._metadata = metadata
         self._vectors = vectors
@@ -120,8 +123,12 @@ class ReindexService:
         """At start: a reindex left `running` by a crash is failed and its partial vectors
         dropped; the old generation never stopped serving. Returns the KB ids."""
         recovered = []
+        now = datetime.now(UTC)
         for kb in self._metadata.list_kbs():
             if kb.reindex and kb.reindex.status == "running":
+                beat = kb.reindex.updated_at or kb.reindex.started_at
+                if self._shared and (now - beat).total_seconds() < STALE_AFTER_S:
+                    continue  # maybe alive in another process: left alone until it goes quiet
                 self._drop(kb.id, kb.reindex.generation)
                 self._fail(kb.id, kb.reindex, "interrupted (the server stopped); run it again")
                 recovered.append(kb.id)
@@ -162,6 +169,9 @@ class ReindexService:
                 self._catch_up(kb.id, embedder, store, key, written)
                 status = self._switch(kb.id, status, len(written))
             self._vectors.forget(kb.id)
+            # Other processes (a shared queue) may have completed documents with the old model
+            # just before the switch: they are in no lock of ours, so look once more.
+            self._catch_up(kb.id, embedder, store, key, written, prune=False)
             log.info("knowledge base %s now serves %s vectors", kb.id, status.embedding_model)
             self._later(kb.id, kb.vector_generation)
             return status
@@ -195,12 +205,20 @@ class ReindexService:
         ]
 
     def _catch_up(
-        self, kb_id: str, embedder: Embedder, store: VectorStore, key: str, written: set[str]
+        self,
+        kb_id: str,
+        embedder: Embedder,
+        store: VectorStore,
+        key: str,
+        written: set[str],
+        prune: bool = True,
     ) -> None:
         """Chunks ingested while the copy ran get their new vector; deleted ones go."""
         for records in self._batches(kb_id, embedder, written):
             store.upsert(key, records)
             written.update(r.chunk_id for r in records)
+        if not prune:
+            return
         current = {
             c.id
             for doc in self._metadata.list_documents(kb_id, [DocumentStatus.completed])
@@ -244,6 +262,7 @@ class ReindexService:
             raise PlanragError("server shutting down; the old vectors keep serving")
 
     def _save(self, kb_id: str, status: ReindexStatus) -> None:
+        status = status.model_copy(update={"updated_at": datetime.now(UTC)})
         self._metadata.update_kb(kb_id, {"reindex": status.model_dump(mode="json")})
 
     def _fail(self, kb_id: str, status: ReindexStatus, reason: str) -> ReindexStatus:

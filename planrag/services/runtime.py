@@ -84,6 +84,7 @@ def open_vector_stores(
             "milvus": lambda: milvus,
             "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
         },
+        shared=settings.ingest.queue == "database",
     )
     router.opened("milvus")  # registered as open, so that close() closes it
     return router
@@ -158,7 +159,12 @@ class Runtime:
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,
             reindex=ReindexService(
-                metadata, vectors, embedders, locks, batch=settings.embedding.batch_size
+                metadata,
+                vectors,
+                embedders,
+                locks,
+                batch=settings.embedding.batch_size,
+                shared=settings.ingest.queue == "database",
             ),
         )
 

@@ -35,10 +35,14 @@ class VectorStoreRouter:
         store_of: StoreOf,
         backends: dict[str, Callable[[], VectorStore]],
         default: str = "milvus",
+        shared: bool = False,
     ) -> None:
         if default not in backends:
             raise ValueError(f"default backend {default!r} is not among {sorted(backends)}")
         self._store_of = store_of
+        # Several processes (a shared ingestion queue): another one may switch a KB's
+        # generation, so it is read on every call instead of cached.
+        self._shared = shared
         self._factories = backends
         self._default = default
         self._opened: dict[str, VectorStore] = {}
@@ -55,8 +59,9 @@ class VectorStoreRouter:
             return self._default, 0
         if found[0] not in self._factories:
             raise ValueError(f"unknown vector store {found[0]!r} for knowledge base {kb_id}")
-        with self._lock:
-            self._kb_store[kb_id] = found
+        if not self._shared:
+            with self._lock:
+                self._kb_store[kb_id] = found
         return found
 
     def backend_name(self, kb_id: str) -> str:

@@ -119,3 +119,24 @@ def test_one_reindex_at_a_time(runtime: Runtime) -> None:
     second = runtime.reindex.start(kb.id, MINILM_MODEL, background=False)
     assert (second.status, second.generation) == ("completed", 2)
     assert ann(runtime, kb.id, DOCS["museum.txt"])[0] == "museum.txt"
+
+
+def test_a_switch_by_another_process_mid_ingestion_is_followed(runtime: Runtime) -> None:
+    """With a shared queue, a reindex in another process can switch a KB between this process
+    embedding a document and completing it (no lock spans processes). Simulated here by making
+    that switch from the ingestion's progress callback: the document ends in the new vectors."""
+    kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="mp"))
+    doc = runtime.ingestion.upload(
+        kb.id, [UploadItem(filename="museum.txt", data=b"The museum is closed on Mondays.")]
+    )[0]
+    runtime.ingestion.wait()
+    store, key = runtime.vectors.at_generation(kb.id, 1)
+    store.create_collection(key, kb.embedding_dim, kb.metric)
+
+    def switch(_done: int, _total: int) -> None:
+        runtime.metadata.update_kb(kb.id, {"vector_generation": 1})
+        runtime.vectors.forget(kb.id)
+
+    runtime.ingestion.index(doc.id, progress=switch)
+    assert runtime.vectors.count(kb.id) == runtime.ingestion.documents(kb.id)[0].chunk_count == 1
+    assert ann(runtime, kb.id, "When is the museum closed?") == ["museum.txt"]
