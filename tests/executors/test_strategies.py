@@ -12,7 +12,7 @@ import pytest
 
 from planrag.core.settings import RerankSettings, Settings
 from planrag.core.types import DocumentMetadata
-from planrag.ingest.tokenizer import LexicalTokenizer
+from planrag.text.tokenizer import LexicalTokenizer
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseUpdate
 from planrag.services.retrieval import RetrieveFilters, RetrieveRequest
