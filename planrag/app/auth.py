@@ -1,6 +1,7 @@
 """Who is calling: an app-wide dependency that authenticates every route but the public paths
 (API key in `X-API-Key`, or a bearer token from `POST /token`), keeps the principal on the
-request, and checks `{kb_id}` paths against the principal's knowledge-base scope.
+request, and checks `{kb_id}` paths against the principal's knowledge-base scope (an id
+outside it reads as unknown: 404, never 403).
 
 With authentication off (the default) every caller is the anonymous principal with no limit.
 Secrets are never logged: only key prefixes and user names appear in messages.
@@ -14,7 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import APIKeyHeader, OAuth2PasswordBearer, OAuth2PasswordRequestForm
 from starlette.concurrency import run_in_threadpool
 
-from planrag.core.errors import Forbidden
+from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.services.auth import ANONYMOUS, Principal, Token, Unauthorized
 from planrag.services.runtime import Runtime
 
@@ -44,7 +45,8 @@ async def authenticate(
     if kb_id and principal.knowledge_bases is not None:
         kb = await run_in_threadpool(runtime.metadata.get_kb, kb_id)
         if not principal.may_read(kb.name):
-            raise Forbidden(f"knowledge base '{kb.name}' is outside this caller's scope")
+            # The same answer as an unknown id: a scoped caller cannot learn which ids exist.
+            raise KnowledgeBaseNotFound(f"knowledge base '{kb_id}' not found", kb_id=kb_id)
     return principal
 
 

@@ -8,7 +8,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from planrag.core.errors import PlanragError
+from planrag.core import telemetry
+from planrag.core.errors import PlanragError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,8 @@ async def planrag_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PlanragError)
     if exc.status >= 500:
         log.error("%s: %s", exc.code, exc.message)
+    if isinstance(exc, StoreUnavailable):
+        telemetry.record_store_error(exc.code)
     headers = (
         {"WWW-Authenticate": 'Bearer, ApiKey header="X-API-Key"'} if exc.status == 401 else None
     )

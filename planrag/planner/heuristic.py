@@ -12,18 +12,9 @@ from zoneinfo import ZoneInfo
 
 from planrag.core.settings import PlannerSettings
 from planrag.planner import time_range
+from planrag.planner.direct import is_direct
 from planrag.planner.schema import Filters, SearchPlan, Sort, TimeFilter
 from planrag.planner.scope import PlanScope
-
-_GREETING = (
-    r"안녕(?:하세요|하십니까|히\s*계세요|히)?|반갑(?:습니다|네요)|반가워(?:요)?|고마워(?:요)?|고맙"
-    r"(?:습니다|네요)|감사(?:합니다|해요|드립니다|드려요)?|땡큐|수고(?:하셨습니다|하셨어요|했어요|하세요)"
-    r"|좋은\s*(?:아침|하루)(?:입니다|이에요)?|잘\s*가(?:요)?|또\s*봐(?:요)?|네|넵|응|ㅎㅇ|ㄳ|ㄱㅅ"
-    r"|여러분|ㅎㅎ|ㅋㅋ|안녕히\s*(?:계세요|가세요)"
-    r"|hi|hello|hey|yo|there|everyone|all|thanks?(?:\s+(?:you|a\s+lot|so\s+much))*|thank\s+you(?:\s+so\s+much)?"
-    r"|good\s+(?:morning|afternoon|evening|night)|bye|goodbye|see\s+you|ok(?:ay)?|cheers"
-)
-_DIRECT = re.compile(rf"^(?:(?:{_GREETING})[\s!.,~?^ㅎㅋ:)]*)+$", re.IGNORECASE)
 
 _NEWEST = re.compile(
     # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
@@ -57,7 +48,7 @@ _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,200})[\"
 
 
 def detect_mode(question: str) -> str:
-    return "direct" if _DIRECT.match(question.strip()) else "rag"
+    return "direct" if is_direct(question) else "rag"
 
 
 def detect_sort(text: str) -> Sort:
@@ -105,7 +96,8 @@ class HeuristicPlanner:
     def plan(self, question: str, scope: PlanScope) -> SearchPlan:
         text = question.strip()
         if scope.doc_id is None and detect_mode(text) == "direct":
-            return SearchPlan(mode="direct", knowledge_bases=[], rationale="greeting or thanks")
+            why = "greeting, thanks or a question about the assistant"
+            return SearchPlan(mode="direct", knowledge_bases=[], rationale=why)
         reasons: list[str] = []
         found = time_range.resolve(text, scope.now, self._tz)
         rest = text

@@ -18,7 +18,7 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.embedders import EmbedderRegistry, canonical_model
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore
@@ -94,7 +94,7 @@ class KnowledgeBaseService:
             raise InvalidInput(
                 f"graph_backend '{request.graph_backend}' is not available yet; use 'none'"
             )
-        model = request.embedding_model or self._embedders.default_model
+        model = canonical_model(request.embedding_model or self._embedders.default_model)
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(
