@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from planrag import __version__
 from planrag.app import auth, errors, observability
 from planrag.app.routers import (
+    admin,
     ask,
     documents,
     knowledge_bases,
@@ -42,6 +43,7 @@ TAGS = [
     },
     {"name": "system", "description": "Health"},
     {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
+    {"name": "admin", "description": "API keys and users (admin keys and users only)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
     {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
     {
@@ -101,5 +103,6 @@ def create_app(
     for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
+    app.include_router(admin.router)
     app.include_router(observability.router)
     return app

@@ -21,6 +21,7 @@ from rich.table import Table
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
 from planrag.cli import worker as worker_commands
+from planrag.cli.admin_client import announce
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.strategies import strategy_names
@@ -85,15 +86,18 @@ def serve(
         )
         raise typer.Exit(2)
     configure_logging(settings.log_level, settings.log_format)
-    uvicorn.run(
-        "planrag.app.main:create_app" if workers > 1 else create_app(settings),
-        factory=workers > 1,
-        workers=workers if workers > 1 else None,
-        host=host or settings.server.host,
-        port=port or settings.server.port,
-        log_level=settings.log_level.lower(),
-        http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
-    )
+    host, port = host or settings.server.host, port or settings.server.port
+    # `planrag keys|users` find this server through the data dir and go through its API.
+    with announce(settings.data_dir, host, port):
+        uvicorn.run(
+            "planrag.app.main:create_app" if workers > 1 else create_app(settings),
+            factory=workers > 1,
+            workers=workers if workers > 1 else None,
+            host=host,
+            port=port,
+            log_level=settings.log_level.lower(),
+            http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
+        )
 
 
 @kb_app.command("create")
@@ -342,7 +346,7 @@ def eval_command(
 
 
 ask_commands.register(app, _runtime)
-auth_commands.register(app, _runtime)
+auth_commands.register(app)
 
 
 def main() -> None:
