@@ -93,6 +93,9 @@ def serve(
             "planrag.app.main:create_app" if workers > 1 else create_app(settings),
             factory=workers > 1,
             workers=workers if workers > 1 else None,
+            # A worker process opens stores and loads models before it answers the supervisor's
+            # health check: uvicorn's 5 s default restarts it in a loop on a busy machine.
+            timeout_worker_healthcheck=120,
             host=host,
             port=port,
             log_level=settings.log_level.lower(),
