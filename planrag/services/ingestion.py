@@ -37,7 +37,6 @@ from planrag.core.types import (
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.stores.bm25 import BM25Store
@@ -46,6 +45,7 @@ from planrag.stores.filters import Eq, In
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 
@@ -401,7 +401,7 @@ class IngestionService:
         if not embedded:
             raise ParseError("document produced no chunks")
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        tokens = LexicalTokenizer(kb.user_words).tokenize_many(c.text for c in embedded)
+        tokens = tokenizer_for(kb.user_words).tokenize_many(c.text for c in embedded)
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )

@@ -18,13 +18,13 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry, canonical_model
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
+from planrag.text.tokenizer import tokenizer_for
 
 NAME_PATTERN = r"^[^\x00-\x1f/\\]{1,200}$"
 
@@ -170,7 +170,7 @@ class KnowledgeBaseService:
 
     def _retokenise(self, kb: KnowledgeBase) -> None:
         """New user words change how every chunk splits: re-tokenise, then rebuild BM25."""
-        tokenizer = LexicalTokenizer(kb.user_words)
+        tokenizer = tokenizer_for(kb.user_words)
         for doc in self._metadata.list_documents(kb.id, [DocumentStatus.completed]):
             chunks = self._metadata.list_chunks(doc.id)
             searchable = [c for c in chunks if c.kind != ChunkKind.parent]

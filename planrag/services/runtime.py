@@ -13,14 +13,8 @@ from threadpoolctl import threadpool_limits
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
-from planrag.executors.ann import AnnExecutor
-from planrag.executors.bm25 import BM25Executor
-from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.fusion import FusionCalibrator
-from planrag.executors.hybrid import HybridExecutor
-from planrag.executors.keyword import KeywordExecutor
-from planrag.executors.rerank import TwoStageExecutor
-from planrag.ingest.tokenizer import load_user_dictionary
+from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
@@ -48,6 +42,7 @@ from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
+from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +54,7 @@ def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> Exe
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
     calibrator = FusionCalibrator(metadata.sample_chunks, save)
-    return ExecutorRegistry(
-        [
-            AnnExecutor(),
-            KeywordExecutor(),
-            BM25Executor(),
-            HybridExecutor(calibrator),
-            TwoStageExecutor(rerankers),
-        ]
-    )
+    return ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
 
 
 def open_vector_stores(
