@@ -10,10 +10,13 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors, observability
+from planrag.app import auth, console, errors, observability
+from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
+    admin,
     ask,
     documents,
+    graph,
     knowledge_bases,
     retrieve,
     spec000_prompt,
@@ -42,6 +45,7 @@ TAGS = [
     },
     {"name": "system", "description": "Health"},
     {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
+    {"name": "admin", "description": "API keys and users (admin keys and users only)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
     {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
     {
@@ -100,9 +104,12 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
+    app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
+    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
+    app.include_router(admin.router)
     app.include_router(observability.router)
+    console.install(app, settings)  # last: the console never shadows an API route
     return app

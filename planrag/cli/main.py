@@ -21,8 +21,10 @@ from rich.table import Table
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
 from planrag.cli import worker as worker_commands
+from planrag.cli.admin_client import announce
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
+from planrag.core.strategies import strategy_names
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
 from planrag.ingest.parsers import detect_file_type
 from planrag.services.ingestion import UploadItem
@@ -84,15 +86,21 @@ def serve(
         )
         raise typer.Exit(2)
     configure_logging(settings.log_level, settings.log_format)
-    uvicorn.run(
-        "planrag.app.main:create_app" if workers > 1 else create_app(settings),
-        factory=workers > 1,
-        workers=workers if workers > 1 else None,
-        host=host or settings.server.host,
-        port=port or settings.server.port,
-        log_level=settings.log_level.lower(),
-        http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
-    )
+    host, port = host or settings.server.host, port or settings.server.port
+    # `planrag keys|users` find this server through the data dir and go through its API.
+    with announce(settings.data_dir, host, port):
+        uvicorn.run(
+            "planrag.app.main:create_app" if workers > 1 else create_app(settings),
+            factory=workers > 1,
+            workers=workers if workers > 1 else None,
+            # A worker process opens stores and loads models before it answers the supervisor's
+            # health check: uvicorn's 5 s default restarts it in a loop on a busy machine.
+            timeout_worker_healthcheck=120,
+            host=host,
+            port=port,
+            log_level=settings.log_level.lower(),
+            http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
+        )
 
 
 @kb_app.command("create")
@@ -314,9 +322,7 @@ def _summary(files: list[Path], failures: list[tuple[Path, str]]) -> None:
 @app.command("eval")
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="BEIR-style JSON: corpus, queries, qrels")],
-    strategy: Annotated[
-        str, typer.Option(help="ann | keyword | bm25 | hybrid | 2-stage")
-    ] = "hybrid",
+    strategy: Annotated[str, typer.Option(help=" | ".join(strategy_names()))] = "hybrid",
     top_k: Annotated[int, typer.Option(help="hits fetched per query (metrics use @5/@10)")] = 10,
     kb_settings: Annotated[
         str | None, typer.Option(help='knowledge-base settings as JSON, e.g. {"chunking": …}')
@@ -377,7 +383,7 @@ def eval_command(
 
 
 ask_commands.register(app, _runtime)
-auth_commands.register(app, _runtime)
+auth_commands.register(app)
 
 
 def main() -> None:

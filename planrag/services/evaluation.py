@@ -17,11 +17,12 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from planrag.core.errors import InvalidInput
+from planrag.core.strategies import StrategyName
 from planrag.core.types import DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.metrics import mrr_at, ndcg_at, percentile, recall_at
-from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest, Strategy
+from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
 from planrag.services.runtime import Runtime
 
 UPLOAD_BATCH = 100
@@ -154,7 +155,7 @@ class EvalSession:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def run(self, strategy: Strategy, **request: Any) -> EvalReport:
+    def run(self, strategy: StrategyName, **request: Any) -> EvalReport:
         dataset = self.dataset
         judged = [(qid, text) for qid, text in dataset.queries.items() if dataset.qrels.get(qid)]
         if not judged:
@@ -199,7 +200,7 @@ class EvalSession:
 def evaluate(
     runtime: Runtime,
     dataset: BeirDataset,
-    strategy: Strategy,
+    strategy: StrategyName,
     kb_settings: dict[str, Any] | None = None,
     progress: Progress | None = None,
     **request: Any,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -37,8 +38,8 @@ from planrag.core.types import (
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
@@ -47,6 +48,7 @@ from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorRecord
+from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class _Prepared:
     embedder: Embedder
     chunks: list[Chunk]
     generation: int = 0  # the KB's vector generation the embedder's vectors belong to
+    note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
 def _reason(exc: Exception) -> str:
@@ -87,8 +90,22 @@ def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRec
 
 
 class UploadItem(BaseModel):
+    """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
+    never read whole into memory: hashed and copied block by block)."""
+
     filename: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else len(self.data)
+
+    def sha256(self) -> str:
+        if self.path is None:
+            return hashlib.sha256(self.data).hexdigest()
+        with self.path.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class UploadedDocument(Document):
@@ -108,8 +125,10 @@ class IngestionService:
         max_files: int,
         concurrency: int,
         queue: JobQueue | None = None,
+        graph: GraphIndexer | None = None,
         locks: KbLocks | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
         self._locks = locks or KbLocks()
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
@@ -138,11 +157,12 @@ class IngestionService:
         types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
-            if not item.data:
+            size = item.size
+            if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
-            if len(item.data) > self._max_bytes:
+            if size > self._max_bytes:
                 raise UploadTooLarge(
-                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
                     " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
                     filename=item.filename,
                 )
@@ -161,17 +181,20 @@ class IngestionService:
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
-            digest = hashlib.sha256(item.data).hexdigest()
+            digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
                 item.filename,
                 file_type,
-                len(item.data),
+                item.size,
                 digest,
                 metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
-                self._files.save(kb_id, doc.id, file_type, item.data)
+                if item.path is not None:
+                    self._files.save_file(kb_id, doc.id, file_type, item.path)
+                else:
+                    self._files.save(kb_id, doc.id, file_type, item.data)
             if created or doc.status == DocumentStatus.error:
                 # A retry of a failed document indexes it again.
                 self._metadata.set_status(doc.id, DocumentStatus.pending)
@@ -323,6 +346,8 @@ class IngestionService:
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
                 continue
             known = {d.id for d in self._metadata.list_documents(kb.id)}
+            if self._graph is not None:
+                self._graph.sweep(kb, known)
             for orphan in self._vectors.doc_ids(kb.id) - known:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
@@ -376,7 +401,9 @@ class IngestionService:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
-                prepared.append(self._prepare(doc))
+                item = self._prepare(doc)
+                self._index_graph(item)
+                prepared.append(item)
             except Exception as exc:
                 results[doc_id] = self._fail(doc, _reason(exc))
         try:
@@ -420,13 +447,26 @@ class IngestionService:
         if not embedded:
             raise ParseError("document produced no chunks")
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        tokens = LexicalTokenizer(kb.user_words).tokenize_many(c.text for c in embedded)
+        tokens = tokenizer_for(kb.user_words).tokenize_many(c.text for c in embedded)
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
         return _Prepared(
             doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
         )
+
+    def _index_graph(self, item: _Prepared) -> None:
+        """Entities and relations of a document in a KB with a graph (before its vectors)."""
+        if self._graph is None:
+            return
+        kb = self._metadata.get_kb(item.doc.kb_id)
+        if kb.graph_backend == "none":
+            return
+
+        def note(text: str | None) -> None:
+            self._metadata.set_progress(item.doc.id, text)
+
+        item.note = self._graph.index(kb, item.doc, item.chunks, note)
 
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
@@ -454,6 +494,7 @@ class IngestionService:
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
+        self._metadata.set_progress(doc.id, item.note)
         self._metadata.set_status(doc.id, DocumentStatus.completed, chunk_count=len(item.chunks))
         self._bm25.mark_dirty(doc.kb_id)
         try:
@@ -461,6 +502,7 @@ class IngestionService:
         except NotFound:  # deleted while it was being indexed: drop what was just written
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
             self._vectors.delete_titles(doc.kb_id, [doc.id])
+            self._remove_graph(doc)
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
@@ -472,7 +514,16 @@ class IngestionService:
             batch = chunk_ids[start : start + 1000]
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
+        self._remove_graph(doc)
         self._metadata.delete_chunks(doc.id)
+
+    def _remove_graph(self, doc: Document) -> None:
+        if self._graph is not None:
+            try:
+                kb = self._metadata.get_kb(doc.kb_id)
+            except NotFound:
+                return  # the KB went, and its graph with it
+            self._graph.remove(kb, [doc.id])
 
     def mark_failed(self, doc_id: str, reason: str) -> Document:
         """Give a document up with a reason (a worker that never finishes it)."""
@@ -482,6 +533,7 @@ class IngestionService:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
         try:
             self._remove_leftovers(doc)
+            self._metadata.set_progress(doc.id, None)
             self._metadata.set_status(doc.id, DocumentStatus.error, error=reason, chunk_count=0)
             return self._metadata.get_document(doc.id)
         except Exception:  # the KB was deleted meanwhile: nothing left to mark

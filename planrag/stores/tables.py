@@ -82,6 +82,8 @@ class DocumentRow(Base):
     size: Mapped[int] = mapped_column(Integer, nullable=False)
     content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     chunk_count: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    # What indexing is doing ("graph: extracting 12/40 chunks"), or a note on the result.
+    progress: Mapped[str | None] = mapped_column(Text, nullable=True)
     title: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     author: Mapped[str | None] = mapped_column(String(200), nullable=True)
     domain: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -113,6 +115,16 @@ class ChunkRow(Base):
     tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
+class GraphExtractionRow(Base):
+    """An LLM graph extraction of one chunk text, by hash of (extractor, model, text)."""
+
+    __tablename__ = "graph_extractions"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class TraceRow(Base):
     """One ask: the question, the plan envelope, stage counts and timings, hits and answer."""
 
@@ -139,6 +151,10 @@ class ApiKeyRow(Base):
     prefix: Mapped[str] = mapped_column(String(16), nullable=False)
     key_hash: Mapped[str] = mapped_column(String(128), nullable=False, unique=True)
     knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # May manage keys and users (the /admin routes); never limited to knowledge bases.
+    admin: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -153,6 +169,9 @@ class UserRow(Base):
     password_hash: Mapped[str] = mapped_column(String(256), nullable=False)
     knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     disabled: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
+    admin: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

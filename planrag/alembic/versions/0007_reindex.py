@@ -1,7 +1,7 @@
 """A knowledge base's vector generation and its last reindex (re-embedding with another model).
 
-Revision ID: 0005_reindex
-Revises: 0004_queue
+Revision ID: 0007_reindex
+Revises: 0006_graph
 Create Date: 2026-11-23
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_reindex"
-down_revision = "0004_queue"
+revision = "0007_reindex"
+down_revision = "0006_graph"
 branch_labels = None
 depends_on = None
 
