@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import auth, console, errors, observability
+from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
@@ -100,6 +101,7 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
+    app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
     for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)

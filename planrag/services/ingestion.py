@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -85,8 +86,22 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
 
 
 class UploadItem(BaseModel):
+    """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
+    never read whole into memory: hashed and copied block by block)."""
+
     filename: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else len(self.data)
+
+    def sha256(self) -> str:
+        if self.path is None:
+            return hashlib.sha256(self.data).hexdigest()
+        with self.path.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class UploadedDocument(Document):
@@ -136,11 +151,12 @@ class IngestionService:
         types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
-            if not item.data:
+            size = item.size
+            if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
-            if len(item.data) > self._max_bytes:
+            if size > self._max_bytes:
                 raise UploadTooLarge(
-                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
                     " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
                     filename=item.filename,
                 )
@@ -159,17 +175,20 @@ class IngestionService:
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
-            digest = hashlib.sha256(item.data).hexdigest()
+            digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
                 item.filename,
                 file_type,
-                len(item.data),
+                item.size,
                 digest,
                 metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
-                self._files.save(kb_id, doc.id, file_type, item.data)
+                if item.path is not None:
+                    self._files.save_file(kb_id, doc.id, file_type, item.path)
+                else:
+                    self._files.save(kb_id, doc.id, file_type, item.data)
             if created or doc.status == DocumentStatus.error:
                 # A retry of a failed document indexes it again.
                 self._metadata.set_status(doc.id, DocumentStatus.pending)
