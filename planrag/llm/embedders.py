@@ -198,7 +198,10 @@ class EmbedderRegistry:
         name = canonical_model(name or self._settings.model)
         with self._lock:
             if name not in self._embedders:
-                self._embedders[name] = self._create(name)
+                from planrag.llm.query_batching import BatchingEmbedder
+
+                # Concurrent questions share model calls; recent ones are cached.
+                self._embedders[name] = BatchingEmbedder(self._create(name))
             return self._embedders[name]
 
     def for_knowledge_base(self, model: str, dimension: int) -> Embedder:
