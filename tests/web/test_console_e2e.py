@@ -269,6 +269,12 @@ def test_plan_inspector_shows_a_fallback_plan_and_its_relaxed_time_range(
     expect(card.get_by_test_id("plan-relaxed")).to_contain_text("지난주")
     expect(card.get_by_test_id("plan-limit")).to_have_text("2")
     page.screenshot(path=shots / "plan.png")
+    # The English switch, and back to Korean (the default) for the tests after this one.
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("Search plan")
+    expect(page.get_by_role("link", name="Plan inspector")).to_be_visible()
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("검색 계획")
 
 
 def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
