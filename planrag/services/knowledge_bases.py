@@ -18,7 +18,7 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.llm.embedders import EmbedderRegistry, canonical_model
+from planrag.llm.embedders import EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.graphs import GraphStores
@@ -39,7 +39,10 @@ class KnowledgeBaseCreate(BaseModel):
     metric: Metric = "COSINE"
     chunking: ChunkingConfig = ChunkingConfig()
     embedding_model: str | None = Field(
-        default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
+        default=None,
+        max_length=200,
+        description="defaults to PLANRAG_EMBEDDING__MODEL; one of "
+        "PLANRAG_EMBEDDING__ALLOWED_MODELS otherwise",
     )
     graph_backend: GraphBackend = "none"
     vector_store: VectorStoreName = Field(
@@ -107,7 +110,11 @@ class KnowledgeBaseService:
             if self._graphs is None:
                 raise InvalidInput("graph backends are not available in this deployment")
             self._graphs.check(request.graph_backend)
-        model = canonical_model(request.embedding_model or self._embedders.default_model)
+        model = (
+            self._embedders.check_allowed(request.embedding_model)
+            if request.embedding_model
+            else self._embedders.default_model
+        )
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(
