@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
-from planrag.core.errors import InvalidInput
 from planrag.core.types import (
     ChunkingConfig,
     ChunkKind,
@@ -25,13 +25,26 @@ from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 
-NAME_PATTERN = r"^[^\x00-\x1f/\\]{1,200}$"
+# A name: up to 200 characters, no control character or slash, not only spaces.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
+NAME_MAX = 200
+# The graph backends a knowledge base can be created with (the request schema's enum, and
+# the one check): a backend is listed here once its store exists.
+AVAILABLE_GRAPH_BACKENDS: tuple[GraphBackend, ...] = ("none",)
+
+
+def _available_graph_backend(value: GraphBackend) -> GraphBackend:
+    if value not in AVAILABLE_GRAPH_BACKENDS:
+        raise ValueError(
+            f"graph_backend '{value}' is not available; one of {AVAILABLE_GRAPH_BACKENDS}"
+        )
+    return value
 
 
 class KnowledgeBaseCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=NAME_PATTERN, examples=["team-docs"])
+    name: str = Field(pattern=NAME_PATTERN, max_length=NAME_MAX, examples=["team-docs"])
     description: str = Field(default="", max_length=5000)
     top_k: int = Field(default=5, ge=1, le=50)
     score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -40,7 +53,11 @@ class KnowledgeBaseCreate(BaseModel):
     embedding_model: str | None = Field(
         default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
     )
-    graph_backend: GraphBackend = "none"
+    graph_backend: Annotated[
+        GraphBackend,
+        AfterValidator(_available_graph_backend),
+        WithJsonSchema({"type": "string", "enum": list(AVAILABLE_GRAPH_BACKENDS)}),
+    ] = "none"
     vector_store: VectorStoreName = Field(
         default="milvus",
         description="where the KB's vectors live: Milvus, or PostgreSQL with pgvector; fixed",
@@ -58,7 +75,7 @@ class KnowledgeBaseUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    name: str | None = Field(default=None, pattern=NAME_PATTERN, max_length=NAME_MAX)
     description: str | None = Field(default=None, max_length=5000)
     top_k: int | None = Field(default=None, ge=1, le=50)
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -90,10 +107,6 @@ class KnowledgeBaseService:
         self._bm25 = bm25
 
     def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
-        if request.graph_backend != "none":
-            raise InvalidInput(
-                f"graph_backend '{request.graph_backend}' is not available yet; use 'none'"
-            )
         model = request.embedding_model or self._embedders.default_model
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
