@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from planrag.app.dialect_errors import body_error
-from planrag.core.errors import PlanragError
+from planrag.core import telemetry
+from planrag.core.errors import PlanragError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,8 @@ async def planrag_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PlanragError)
     if exc.status >= 500:
         log.error("%s: %s", exc.code, exc.message)
+    if isinstance(exc, StoreUnavailable):
+        telemetry.record_store_error(exc.code)
     headers = (
         {"WWW-Authenticate": 'Bearer, ApiKey header="X-API-Key"'} if exc.status == 401 else None
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +20,8 @@ from rich.table import Table
 
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
+from planrag.cli import worker as worker_commands
+from planrag.cli.admin_client import announce
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
@@ -32,6 +33,7 @@ from planrag.services.runtime import Runtime
 app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
 kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+app.command("worker")(worker_commands.worker)
 console = Console(stderr=True)
 
 
@@ -54,24 +56,47 @@ def _find_kb(runtime: Runtime, name_or_id: str) -> KnowledgeBaseView:
 def serve(
     host: Annotated[str | None, typer.Option(help="default PLANRAG_SERVER__HOST")] = None,
     port: Annotated[int | None, typer.Option(help="default PLANRAG_SERVER__PORT")] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="API processes (> 1 needs shared stores)")
+    ] = 1,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="queue mode database: no indexing worker here")
+    ] = False,
 ) -> None:
-    """Serve the HTTP API (one process: Milvus Lite locks its data dir)."""
+    """Serve the HTTP API. One process on the embedded stores (Milvus Lite locks its data dir);
+    `--workers N` over shared stores (see README, "Running in production")."""
+    import os
+
     import uvicorn
 
     from planrag.app.http_protocol import LenientH11Protocol
     from planrag.app.main import create_app
+    from planrag.core.telemetry import configure_logging
 
+    if no_worker:  # read by every API process's settings (uvicorn workers re-import the app)
+        os.environ["PLANRAG_INGEST__SERVE_WORKER"] = "false"
+        get_settings.cache_clear()
     settings = get_settings()
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    uvicorn.run(
-        create_app(settings),
-        host=host or settings.server.host,
-        port=port or settings.server.port,
-        log_level=settings.log_level.lower(),
-        http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
-    )
+    problems = settings.multi_process_problems() if workers > 1 else []
+    if problems:
+        console.print(
+            f"[red]error:[/red] --workers {workers} needs stores every process can share; set "
+            + "; ".join(problems)
+        )
+        raise typer.Exit(2)
+    configure_logging(settings.log_level, settings.log_format)
+    host, port = host or settings.server.host, port or settings.server.port
+    # `planrag keys|users` find this server through the data dir and go through its API.
+    with announce(settings.data_dir, host, port):
+        uvicorn.run(
+            "planrag.app.main:create_app" if workers > 1 else create_app(settings),
+            factory=workers > 1,
+            workers=workers if workers > 1 else None,
+            host=host,
+            port=port,
+            log_level=settings.log_level.lower(),
+            http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
+        )
 
 
 @kb_app.command("create")
@@ -322,7 +347,7 @@ def eval_command(
 
 
 ask_commands.register(app, _runtime)
-auth_commands.register(app, _runtime)
+auth_commands.register(app)
 
 
 def main() -> None:

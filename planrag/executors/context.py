@@ -70,7 +70,7 @@ class QueryContext:
 
     @cached_property
     def vector(self) -> list[float]:
-        return self.embedder.embed([self.text])[0]
+        return self.embedder.embed_queries([self.text])[0]
 
     @cached_property
     def tokens(self) -> list[str]:

@@ -140,7 +140,7 @@ def _quality(
 ) -> LegQuality:
     """MRR of each leg at finding a chunk's second half from its first half."""
     firsts, seconds = [a for a, _ in pairs], [b for _, b in pairs]
-    similarity = np.asarray(embedder.embed(firsts)) @ np.asarray(embedder.embed(seconds)).T
+    similarity = np.asarray(embedder.embed_queries(firsts)) @ np.asarray(embedder.embed(seconds)).T
     dense = [_reciprocal_rank(similarity[i], i) for i in range(len(pairs))]
     index = bm25s.BM25(method="lucene", k1=K1, b=B)
     index.index(tokenizer.tokenize_many(seconds), show_progress=False)

@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from planrag.core import telemetry
 from planrag.core.errors import LLMUnavailable
 from planrag.core.settings import LLMSettings
 
@@ -25,6 +26,7 @@ def _unavailable(exc: Exception) -> LLMUnavailable:
         kind = "connection"
     else:
         kind = "status"
+    telemetry.record_llm_error(kind)
     return LLMUnavailable(f"LLM request failed: {type(exc).__name__}: {str(exc)[:300]}", kind=kind)
 
 

@@ -125,10 +125,20 @@ class SearchPlan(_Strict):
     rationale: str = Field(default="", max_length=1000)
 
 
+class RelaxStep(BaseModel):
+    """One filter dropped, and how many documents the filters left after it."""
+
+    filter: str = Field(description="time | title_contains | tags | domains | authors")
+    value: str = Field(description="what was dropped, as text")
+    documents: int
+
+
 class Relaxation(BaseModel):
-    """Filters dropped because they matched no document (never a silent empty answer)."""
+    """Filters dropped because they matched no document (never a silent empty answer): one at
+    a time, the least certain first, until a document remains."""
 
     dropped: Filters
+    steps: list[RelaxStep] = Field(default_factory=list)
     reason: str
 
 

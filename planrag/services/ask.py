@@ -16,7 +16,13 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.core.errors import Forbidden, InvalidInput, KnowledgeBaseNotFound, PlanragError
+from planrag.core import telemetry
+from planrag.core.errors import (
+    DocumentNotFound,
+    InvalidInput,
+    KnowledgeBaseNotFound,
+    PlanragError,
+)
 from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
@@ -157,9 +163,13 @@ class AskService:
             chosen = [kb for kb in readable if kb.name in request.knowledge_bases]
         if doc_id is not None:
             doc = self._metadata.get_document(doc_id)
+            if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle
+                raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
-                raise Forbidden("the document's knowledge base is outside this caller's scope")
+                raise InvalidInput(
+                    f"document '{doc_id}' is not in the requested knowledge bases", doc_id=doc_id
+                )
         return PlanScope(
             knowledge_bases=[
                 KbInfo(
@@ -283,6 +293,8 @@ class AskService:
             yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
         finally:
             trace.data = data
+            relaxed = bool(data.get("envelope", {}).get("relaxed"))
+            telemetry.record_ask(trace.source, trace.status, data["timings_ms"], relaxed)
             try:
                 self.traces.save(trace)
             except Exception:  # a trace must never break an answer

@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from planrag.core import telemetry
 from planrag.core.errors import (
     EmptyUpload,
     InvalidInput,
@@ -40,6 +42,7 @@ from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
+from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore
 
@@ -100,8 +103,13 @@ class IngestionService:
         max_upload_bytes: int,
         max_files: int,
         concurrency: int,
+        queue: JobQueue | None = None,
     ) -> None:
         self._metadata = metadata
+        # Queue mode `database`: uploads become durable jobs taken by workers (this process's
+        # and `planrag worker` processes) instead of this process's thread pool.
+        self._queue = queue
+        self._enqueued: list[Callable[[], None]] = []
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
@@ -174,12 +182,14 @@ class IngestionService:
         item: UploadItem,
         file_type: FileType,
         metadata: DocumentMetadata,
+        may_replace: Callable[[Document], None] | None = None,
     ) -> UploadedDocument:
         """Store a document under a caller-chosen stable id and queue it for indexing.
 
         A document of that id (in any knowledge base) is replaced, after any indexing of it in
         flight has finished; the same id with the same content and metadata in the same KB is
-        left alone (`duplicate: true`) unless its indexing failed.
+        left alone (`duplicate: true`) unless its indexing failed. `may_replace` sees the
+        existing document first (under the lock, before anything changes) and raises to refuse.
         """
         self._metadata.get_kb(kb_id)
         if not item.data:
@@ -196,6 +206,8 @@ class IngestionService:
         with self._put_lock:
             existing = self._metadata.get_documents([doc_id]).get(doc_id)
             if existing is not None:
+                if may_replace is not None:
+                    may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
                 if unchanged and existing.status != DocumentStatus.error:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
@@ -220,7 +232,17 @@ class IngestionService:
             future.exception()
 
     # ── background indexing ────────────────────────────────────────────────────────────
+    def on_enqueue(self, listener: Callable[[], None]) -> None:
+        """Called after a job is queued in `database` mode (a local worker wakes up)."""
+        self._enqueued.append(listener)
+
+    @property
+    def queue(self) -> JobQueue | None:
+        return self._queue
+
     def submit(self, doc_id: str) -> Future[Document]:
+        if self._queue is not None:
+            return self._enqueue(doc_id)
         with self._lock:
             if doc_id in self._pending:
                 return self._pending[doc_id]
@@ -235,6 +257,19 @@ class IngestionService:
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
+    def _enqueue(self, doc_id: str) -> Future[Document]:
+        done: Future[Document] = Future()
+        try:
+            doc = self._metadata.get_document(doc_id)
+        except NotFound as exc:
+            done.set_exception(exc)
+            return done
+        self._queue.enqueue(doc.id, doc.kb_id)  # type: ignore[union-attr]
+        for listener in self._enqueued:
+            listener()
+        done.set_result(doc)
+        return done
+
     def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
@@ -248,6 +283,11 @@ class IngestionService:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""
+        if self._queue is not None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._queue.depth() and (deadline is None or time.monotonic() < deadline):
+                time.sleep(0.1)
+            return
         while True:
             with self._lock:
                 futures = list(self._pending.values())
@@ -255,6 +295,20 @@ class IngestionService:
                 return
             for future in futures:
                 future.exception(timeout=timeout)
+
+    @property
+    def closed(self) -> bool:
+        """True once `close()` ran: no new indexing jobs are accepted."""
+        return self._closed
+
+    @property
+    def queue_depth(self) -> int:
+        """Documents queued or being indexed (by this process; every process's in `database`
+        queue mode)."""
+        if self._queue is not None:
+            return self._queue.depth()
+        with self._lock:
+            return len(self._pending)
 
     def recover(self) -> list[str]:
         """Queue again every document a crash left pending or processing; sweep orphan vectors."""
@@ -270,7 +324,10 @@ class IngestionService:
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
+        queued = self._queue.queued() if self._queue is not None else set()
         for doc in stuck:
+            if doc.id in queued:  # the durable queue has it: a worker (re)takes it
+                continue
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
@@ -289,6 +346,22 @@ class IngestionService:
         documents embed as fast as one large one). A bad document fails alone."""
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
+        started = time.perf_counter()
+        try:
+            return self._index_many(doc_ids, results, prepared, progress)
+        finally:
+            # One duration per document of the batch: the batch's time shared evenly.
+            per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
+            for doc in results.values():
+                telemetry.record_ingestion(doc.status.value, per_doc)
+
+    def _index_many(
+        self,
+        doc_ids: list[str],
+        results: dict[str, Document],
+        prepared: list[_Prepared],
+        progress: Progress | None,
+    ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
@@ -367,6 +440,10 @@ class IngestionService:
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
         self._metadata.delete_chunks(doc.id)
+
+    def mark_failed(self, doc_id: str, reason: str) -> Document:
+        """Give a document up with a reason (a worker that never finishes it)."""
+        return self._fail(self._metadata.get_document(doc_id), reason)
 
     def _fail(self, doc: Document, reason: str) -> Document:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)

@@ -19,7 +19,7 @@ from planrag.core.types import (
     VectorStoreName,
 )
 from planrag.ingest.tokenizer import LexicalTokenizer
-from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.embedders import EmbedderRegistry, canonical_model
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.metadata import MetadataStore
@@ -107,7 +107,7 @@ class KnowledgeBaseService:
         self._bm25 = bm25
 
     def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
-        model = request.embedding_model or self._embedders.default_model
+        model = canonical_model(request.embedding_model or self._embedders.default_model)
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(

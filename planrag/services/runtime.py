@@ -33,6 +33,7 @@ from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
+from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
 from planrag.stores.pgvector import PgVectorStore
@@ -121,7 +122,10 @@ class Runtime:
         vectors = open_vector_stores(settings, metadata, postgres)
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
-        bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
+        # Several processes (queue mode `database`) share a jobs table and index versions.
+        shared = settings.ingest.queue == "database"
+        versions = IndexVersions(engine, "lexical") if shared else None
+        bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         rerankers = RerankerRegistry(settings.rerank, settings.llm)
         executors = build_executors(metadata, rerankers)
         return cls(
@@ -143,6 +147,7 @@ class Runtime:
                 max_upload_bytes=settings.max_upload_bytes,
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
+                queue=JobQueue(engine) if shared else None,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,

@@ -135,6 +135,10 @@ class ApiKeyRow(Base):
     prefix: Mapped[str] = mapped_column(String(16), nullable=False)
     key_hash: Mapped[str] = mapped_column(String(128), nullable=False, unique=True)
     knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # May manage keys and users (the /admin routes); never limited to knowledge bases.
+    admin: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -151,4 +155,35 @@ class UserRow(Base):
     disabled: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
+    admin: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class IngestionJobRow(Base):
+    """A document waiting for a worker (queue mode `database`). A worker claims a job by taking
+    its lease; a lease that expires (the worker died) lets another worker take it over."""
+
+    __tablename__ = "ingestion_jobs"
+    __table_args__ = (Index("ix_ingestion_jobs_lease", "lease_expires_at", "enqueued_at"),)
+
+    doc_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kb_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    enqueued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+
+
+class IndexVersionRow(Base):
+    """A counter per knowledge base and index kind, bumped by whichever process changes that
+    index; other processes compare it with the version they hold and reload when it moved."""
+
+    __tablename__ = "index_versions"
+
+    kb_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0, nullable=False)

@@ -21,7 +21,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
 from tests.app.sse import events
 from tests.llm.fake_llm import Reply, Script, serve_llm
-from tests.planner.test_time_range import load_shared_cases
+from tests.planner.test_time_range import load_plan_cases
 from tests.servers import serve
 
 NOW = "2025-11-21T10:00:00+09:00"
@@ -113,9 +113,9 @@ RAG_EVENTS = ["search_plan", "search_result", "exist_in_post_status", "context",
 # ---------------------------------------------------------------- plan inspection
 
 
-def test_shared_plan_cases_through_the_plan_endpoint(client: TestClient) -> None:
+def test_plan_cases_through_the_plan_endpoint(client: TestClient) -> None:
     assert client.post("/api/knowledge-bases", json={"name": "news"}).status_code == 201
-    for case in load_shared_cases():
+    for case in load_plan_cases():
         response = client.post(
             "/ai/v2/plan", json={"question": case["question"], "now": case["now"]}
         )

