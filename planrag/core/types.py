@@ -169,6 +169,10 @@ class Document(BaseModel):
     size: int
     content_hash: str
     chunk_count: int = 0
+    progress: str | None = Field(
+        default=None,
+        description="what indexing is doing (graph: extracting 12/40 chunks), or a note on it",
+    )
     metadata: DocumentMetadata = DocumentMetadata()
     created_at: datetime
     updated_at: datetime

@@ -39,6 +39,7 @@ from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.graph_indexing import GraphIndexer
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
@@ -59,6 +60,7 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
 def _reason(exc: Exception) -> str:
@@ -104,7 +106,9 @@ class IngestionService:
         max_files: int,
         concurrency: int,
         queue: JobQueue | None = None,
+        graph: GraphIndexer | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
         # and `planrag worker` processes) instead of this process's thread pool.
@@ -317,6 +321,8 @@ class IngestionService:
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
                 continue
             known = {d.id for d in self._metadata.list_documents(kb.id)}
+            if self._graph is not None:
+                self._graph.sweep(kb, known)
             for orphan in self._vectors.doc_ids(kb.id) - known:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
@@ -366,7 +372,9 @@ class IngestionService:
             doc = self._metadata.get_document(doc_id)
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
-                prepared.append(self._prepare(doc))
+                item = self._prepare(doc)
+                self._index_graph(item)
+                prepared.append(item)
             except Exception as exc:
                 results[doc_id] = self._fail(doc, _reason(exc))
         try:
@@ -399,6 +407,19 @@ class IngestionService:
         )
         return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
 
+    def _index_graph(self, item: _Prepared) -> None:
+        """Entities and relations of a document in a KB with a graph (before its vectors)."""
+        if self._graph is None:
+            return
+        kb = self._metadata.get_kb(item.doc.kb_id)
+        if kb.graph_backend == "none":
+            return
+
+        def note(text: str | None) -> None:
+            self._metadata.set_progress(item.doc.id, text)
+
+        item.note = self._graph.index(kb, item.doc, item.chunks, note)
+
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
@@ -421,6 +442,7 @@ class IngestionService:
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
+        self._metadata.set_progress(doc.id, item.note)
         self._metadata.set_status(doc.id, DocumentStatus.completed, chunk_count=len(item.chunks))
         self._bm25.mark_dirty(doc.kb_id)
         try:
@@ -428,6 +450,7 @@ class IngestionService:
         except NotFound:  # deleted while it was being indexed: drop what was just written
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
             self._vectors.delete_titles(doc.kb_id, [doc.id])
+            self._remove_graph(doc)
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
@@ -439,7 +462,16 @@ class IngestionService:
             batch = chunk_ids[start : start + 1000]
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
+        self._remove_graph(doc)
         self._metadata.delete_chunks(doc.id)
+
+    def _remove_graph(self, doc: Document) -> None:
+        if self._graph is not None:
+            try:
+                kb = self._metadata.get_kb(doc.kb_id)
+            except NotFound:
+                return  # the KB went, and its graph with it
+            self._graph.remove(kb, [doc.id])
 
     def mark_failed(self, doc_id: str, reason: str) -> Document:
         """Give a document up with a reason (a worker that never finishes it)."""
@@ -449,6 +481,7 @@ class IngestionService:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
         try:
             self._remove_leftovers(doc)
+            self._metadata.set_progress(doc.id, None)
             self._metadata.set_status(doc.id, DocumentStatus.error, error=reason, chunk_count=0)
             return self._metadata.get_document(doc.id)
         except Exception:  # the KB was deleted meanwhile: nothing left to mark

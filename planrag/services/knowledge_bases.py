@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
+from planrag.core.errors import InvalidInput, PlanragError
 from planrag.core.types import (
     ChunkingConfig,
     ChunkKind,
@@ -22,23 +22,13 @@ from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry, canonical_model
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
+from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 
 # A name: up to 200 characters, no control character or slash, not only spaces.
 NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
 NAME_MAX = 200
-# The graph backends a knowledge base can be created with (the request schema's enum, and
-# the one check): a backend is listed here once its store exists.
-AVAILABLE_GRAPH_BACKENDS: tuple[GraphBackend, ...] = ("none",)
-
-
-def _available_graph_backend(value: GraphBackend) -> GraphBackend:
-    if value not in AVAILABLE_GRAPH_BACKENDS:
-        raise ValueError(
-            f"graph_backend '{value}' is not available; one of {AVAILABLE_GRAPH_BACKENDS}"
-        )
-    return value
 
 
 class KnowledgeBaseCreate(BaseModel):
@@ -53,11 +43,7 @@ class KnowledgeBaseCreate(BaseModel):
     embedding_model: str | None = Field(
         default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
     )
-    graph_backend: Annotated[
-        GraphBackend,
-        AfterValidator(_available_graph_backend),
-        WithJsonSchema({"type": "string", "enum": list(AVAILABLE_GRAPH_BACKENDS)}),
-    ] = "none"
+    graph_backend: GraphBackend = "none"  # the schema's enum is core.types.GraphBackend
     vector_store: VectorStoreName = Field(
         default="milvus",
         description="where the KB's vectors live: Milvus, or PostgreSQL with pgvector; fixed",
@@ -87,8 +73,18 @@ class KnowledgeBaseUpdate(BaseModel):
     )
 
 
+class GraphInfo(BaseModel):
+    """A KB's graph: its backend and size (entities, distinct relations)."""
+
+    backend: GraphBackend = "none"
+    entities: int = 0
+    relations: int = 0
+    error: str | None = Field(default=None, description="why the counts are missing")
+
+
 class KnowledgeBaseView(KnowledgeBase):
     stats: KnowledgeBaseStats
+    graph: GraphInfo = GraphInfo()
 
 
 class KnowledgeBaseService:
@@ -99,7 +95,9 @@ class KnowledgeBaseService:
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
+        graphs: GraphStores | None = None,
     ) -> None:
+        self._graphs = graphs
         self._metadata = metadata
         self._vectors = vectors
         self._files = files
@@ -107,6 +105,10 @@ class KnowledgeBaseService:
         self._bm25 = bm25
 
     def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
+        if request.graph_backend != "none":
+            if self._graphs is None:
+                raise InvalidInput("graph backends are not available in this deployment")
+            self._graphs.check(request.graph_backend)
         model = canonical_model(request.embedding_model or self._embedders.default_model)
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
@@ -121,14 +123,27 @@ class KnowledgeBaseService:
         kb = self._metadata.create_kb(kb)
         try:
             self._vectors.create_collection(kb.id, dimension, kb.metric)
+            if self._graphs is not None and kb.graph_backend != "none":
+                self._graphs.get(kb.graph_backend).create_graph(kb.id)
         except Exception:
             self._metadata.delete_kb(kb.id)
             raise
         return self._view(kb)
 
+    def graph_info(self, kb: KnowledgeBase) -> GraphInfo:
+        if kb.graph_backend == "none" or self._graphs is None:
+            return GraphInfo(backend=kb.graph_backend)
+        try:
+            stats = self._graphs.get(kb.graph_backend).stats(kb.id)
+        except PlanragError as exc:  # an unreachable graph server must not hide the KB
+            return GraphInfo(backend=kb.graph_backend, error=exc.message)
+        return GraphInfo(
+            backend=kb.graph_backend, entities=stats.entities, relations=stats.relations
+        )
+
     def _view(self, kb: KnowledgeBase) -> KnowledgeBaseView:
         stats = self._metadata.kb_stats([kb.id])[kb.id]
-        return KnowledgeBaseView(**kb.model_dump(), stats=stats)
+        return KnowledgeBaseView(**kb.model_dump(), stats=stats, graph=self.graph_info(kb))
 
     def get(self, kb_id: str) -> KnowledgeBaseView:
         return self._view(self._metadata.get_kb(kb_id))
@@ -139,7 +154,10 @@ class KnowledgeBaseService:
     def list(self) -> list[KnowledgeBaseView]:
         kbs = self._metadata.list_kbs()
         stats = self._metadata.kb_stats(kb.id for kb in kbs)
-        return [KnowledgeBaseView(**kb.model_dump(), stats=stats[kb.id]) for kb in kbs]
+        return [
+            KnowledgeBaseView(**kb.model_dump(), stats=stats[kb.id], graph=self.graph_info(kb))
+            for kb in kbs
+        ]
 
     def update(self, kb_id: str, request: KnowledgeBaseUpdate) -> KnowledgeBaseView:
         changes = request.model_dump(exclude_unset=True, exclude_none=True)
@@ -166,8 +184,10 @@ class KnowledgeBaseService:
         self._bm25.mark_dirty(kb.id)
 
     def delete(self, kb_id: str) -> None:
-        """Cascade: vectors, documents, chunks and files. Safe to retry after a crash."""
-        self._metadata.get_kb(kb_id)
+        """Cascade: graph, vectors, documents, chunks and files. Safe to retry after a crash."""
+        kb = self._metadata.get_kb(kb_id)
+        if self._graphs is not None and kb.graph_backend != "none":
+            self._graphs.get(kb.graph_backend).drop_graph(kb_id)
         self._vectors.drop_collection(kb_id)
         self._bm25.drop(kb_id)
         self._files.delete_kb(kb_id)

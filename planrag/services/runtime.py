@@ -27,19 +27,26 @@ from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
+from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
+from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
+from planrag.stores.graph import GraphStore
+from planrag.stores.graphs import GraphStores
 from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
+from planrag.stores.neo4j import Neo4jGraphStore
+from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
+from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +93,32 @@ def open_vector_stores(
     return router
 
 
+def open_graph_stores(settings: Settings) -> GraphStores:
+    """`ontology`: embedded pyoxigraph under the data dir, or a SPARQL endpoint by URL;
+    `neo4j`: a Bolt server by URI (no embedded default). Each opened on first use."""
+
+    def ontology() -> GraphStore:
+        sparql = settings.sparql
+        if sparql.query_url:
+            endpoint: SparqlEndpoint = RemoteSparql(
+                sparql.query_url,
+                sparql.update_url or sparql.query_url,
+                user=sparql.user,
+                password=sparql.password,
+                timeout_s=sparql.timeout_s,
+            )
+        else:
+            endpoint = EmbeddedSparql(settings.graph_dir)
+        return OntologyGraphStore(endpoint)
+
+    def neo4j() -> GraphStore:
+        cfg = settings.neo4j
+        return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
+
+    missing = {} if settings.neo4j.uri else {"neo4j": "set PLANRAG_NEO4J__URI (bolt://host:7687)"}
+    return GraphStores({"ontology": ontology, "neo4j": neo4j}, missing)
+
+
 def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
     """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
     if not settings.db.url and settings.pg.metadata:
@@ -107,6 +140,7 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    graphs: GraphStores
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -128,6 +162,11 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         rerankers = RerankerRegistry(settings.rerank, settings.llm)
         executors = build_executors(metadata, rerankers)
+        graphs = open_graph_stores(settings)
+        chat = ChatClient(settings.llm)
+        graph_indexer = GraphIndexer(
+            graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
+        )
         return cls(
             settings=settings,
             metadata=metadata,
@@ -137,7 +176,7 @@ class Runtime:
             bm25=bm25,
             executors=executors,
             rerankers=rerankers,
-            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25),
+            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
             ingestion=IngestionService(
                 metadata,
                 vectors,
@@ -148,9 +187,11 @@ class Runtime:
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
                 queue=JobQueue(engine) if shared else None,
+                graph=graph_indexer,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,
+            graphs=graphs,
         )
 
     @cached_property
@@ -193,5 +234,6 @@ class Runtime:
             self.ask.close()
         self.ingestion.close()
         self.vectors.close()
+        self.graphs.close()
         self.metadata.engine.dispose()
         self.postgres.close()  # stops the embedded PostgreSQL if this process started it

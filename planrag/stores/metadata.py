@@ -85,6 +85,7 @@ def _doc(row: DocumentRow) -> Document:
         size=row.size,
         content_hash=row.content_hash,
         chunk_count=row.chunk_count,
+        progress=row.progress,
         metadata=DocumentMetadata(
             title=row.title,
             author=row.author,
@@ -277,6 +278,11 @@ class MetadataStore:
             values["chunk_count"] = chunk_count
         with self.session() as s:
             s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
+
+    def set_progress(self, doc_id: str, progress: str | None) -> None:
+        """What indexing is doing, or a note on its result; None clears it."""
+        with self.session() as s:
+            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(progress=progress))
 
     def delete_document(self, doc_id: str) -> None:
         with self.session() as s:
