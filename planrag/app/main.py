@@ -10,11 +10,12 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors, observability
+from planrag.app import auth, console, errors, observability
 from planrag.app.routers import (
     admin,
     ask,
     documents,
+    graph,
     knowledge_bases,
     retrieve,
     spec000_prompt,
@@ -100,9 +101,10 @@ def create_app(
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
+    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(admin.router)
     app.include_router(observability.router)
+    console.install(app, settings)  # last: the console never shadows an API route
     return app

@@ -23,6 +23,8 @@ DEFAULT_EMBEDDING_MODEL = E5_MODEL
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8000
+    # The built web console served at `/`; empty: web/dist of the source checkout.
+    console_dir: str = ""
 
 
 class DatabaseSettings(BaseModel):

@@ -28,6 +28,7 @@ from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.graph_view import GraphExplorer
 from planrag.services.ingestion import IngestionService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.retrieval import RetrievalService
@@ -203,6 +204,11 @@ class Runtime:
     def auth(self) -> AuthService:
         """API keys, users and bearer tokens (PLANRAG_AUTH__…)."""
         return AuthService(PrincipalStore(self.metadata.engine), self.settings.auth)
+
+    @cached_property
+    def graph_explorer(self) -> GraphExplorer:
+        """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
+        return GraphExplorer(self.metadata, self.graphs)
 
     @cached_property
     def chat(self) -> ChatClient:

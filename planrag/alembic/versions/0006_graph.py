@@ -1,7 +1,7 @@
 """Graph RAG: a document's progress line, and the cache of LLM graph extractions.
 
-Revision ID: 0005_graph
-Revises: 0004_queue
+Revision ID: 0006_graph
+Revises: 0005_admin
 Create Date: 2026-11-23
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_graph"
-down_revision = "0004_queue"
+revision = "0006_graph"
+down_revision = "0005_admin"
 branch_labels = None
 depends_on = None
 
