@@ -59,6 +59,9 @@ class DocumentStatus(StrEnum):
     processing = "processing"
     completed = "completed"
     error = "error"
+    # Being deleted: recorded before any index is touched, so a deletion a crash interrupts
+    # is finished at the next start instead of leaving a `completed` document half removed.
+    deleting = "deleting"
 
 
 class ChunkKind(StrEnum):

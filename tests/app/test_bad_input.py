@@ -62,7 +62,7 @@ def test_body_not_utf8_on_own_routes_has_the_error_shape(app_client: TestClient,
 
 
 def test_framework_errors_have_the_error_shape(app_client: TestClient) -> None:
-    response = app_client.get("/no/such/route")
+    response = app_client.get("/api/no-such-route")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
     response = app_client.put("/api/knowledge-bases")
