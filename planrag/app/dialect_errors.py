@@ -46,7 +46,7 @@ def maps_errors(mapper: ErrorMapper) -> Callable[[Endpoint], Endpoint]:
 def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -> type[APIRoute]:
     """A route class mapping errors with the endpoint's mapper, else `default`. Authentication
     errors (401, 403) go to the app's handler unless `maps_auth` (the dialect's spec gives them
-    a body of its own)."""
+    a body of its own); so does 413 (no spec gives it a body; ours states the limits)."""
 
     class DialectRoute(APIRoute):
         def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -60,8 +60,8 @@ def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -
                 try:
                     return await handler(request)
                 except PlanragError as exc:
-                    if exc.status in (401, 403) and not maps_auth:
-                        raise
+                    if (exc.status in (401, 403) and not maps_auth) or exc.status == 413:
+                        raise  # the app's body: a 413 states the size limits
                     _log(request, exc)
                     return await mapper(request, exc)
                 except HTTPException as exc:

@@ -23,17 +23,20 @@ def error_body(code: str, message: str, details: object = None) -> dict[str, obj
     return {"error": body, "detail": message}
 
 
-async def planrag_error(_request: Request, exc: Exception) -> JSONResponse:
+async def planrag_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PlanragError)
     if exc.status >= 500:
         log.error("%s: %s", exc.code, exc.message)
+    details = exc.details
+    if exc.status == 413:  # say every size limit, so a client knows how to split
+        details = {**details, **request.app.state.runtime.settings.size_limits}
     if isinstance(exc, StoreUnavailable):
         telemetry.record_store_error(exc.code)
     headers = (
         {"WWW-Authenticate": 'Bearer, ApiKey header="X-API-Key"'} if exc.status == 401 else None
     )
     return JSONResponse(
-        error_body(exc.code, exc.message, exc.details), status_code=exc.status, headers=headers
+        error_body(exc.code, exc.message, details), status_code=exc.status, headers=headers
     )
 
 

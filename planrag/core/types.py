@@ -109,6 +109,23 @@ class FusionCalibration(BaseModel):
     calibrated_at: datetime
 
 
+class ReindexStatus(BaseModel):
+    """A knowledge base's last re-embedding (`planrag kb reindex`, POST …/reindex). The old
+    vectors serve until the new ones are complete; then the KB switches to them at once."""
+
+    status: Literal["running", "completed", "failed"]
+    embedding_model: str = Field(description="the model the vectors are being re-embedded with")
+    embedding_dim: int = 0
+    previous_model: str
+    generation: int = Field(ge=1, description="vector generation being written")
+    done: int = Field(default=0, ge=0, description="chunks embedded so far")
+    total: int = Field(default=0, ge=0, description="chunks to embed")
+    error: str | None = None
+    started_at: datetime
+    updated_at: datetime | None = Field(default=None, description="last progress saved")
+    finished_at: datetime | None = None
+
+
 class KnowledgeBase(BaseModel):
     id: str
     name: str
@@ -125,6 +142,10 @@ class KnowledgeBase(BaseModel):
     )
     calibration: FusionCalibration | None = None
     vector_store: VectorStoreName = "milvus"
+    vector_generation: int = Field(
+        default=0, ge=0, description="which set of vectors serves (a reindex writes the next)"
+    )
+    reindex: ReindexStatus | None = None
     created_at: datetime
     updated_at: datetime
 

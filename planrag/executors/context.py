@@ -9,11 +9,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from planrag.core.types import FusionInfo, KnowledgeBase
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorStore, title_weighted_search
+from planrag.text.tokenizer import tokenizer_for
 
 
 class Candidate(BaseModel):
@@ -74,7 +74,7 @@ class QueryContext:
 
     @cached_property
     def tokens(self) -> list[str]:
-        return LexicalTokenizer(self.kb.user_words).tokenize(self.text)
+        return tokenizer_for(self.kb.user_words).tokenize(self.text)
 
     def dense_search(
         self, top_k: int, where: Filter | None, title_weight: float = 0.0

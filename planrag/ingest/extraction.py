@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from planrag.core.errors import PlanragError
-from planrag.ingest.korean import split_sentences
 from planrag.llm.chat import ChatClient
 from planrag.prompts import render
 from planrag.stores.extractions import ExtractionCache
@@ -35,6 +34,7 @@ from planrag.stores.graph import (
     relation_type,
 )
 from planrag.text.entities import HANGUL, Mention, clean_name, find_mentions, normalize
+from planrag.text.korean import split_sentences
 
 Progress = Callable[[int, int], None]
 MAX_PAIRS_MENTIONS = 6  # a sentence with more names links neighbours only

@@ -49,7 +49,7 @@ def search_text(question: str, masked: str) -> str:
 
 
 def _drop_glued_particles(question: str, drop: list[bool], ends: set[int]) -> None:
-    from planrag.ingest.korean import get_kiwi  # loaded once per process, only when needed
+    from planrag.text.korean import get_kiwi  # loaded once per process, only when needed
 
     for token in get_kiwi().tokenize(question):
         if token.start in ends and token.tag.startswith("J"):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -38,16 +39,18 @@ from planrag.core.types import (
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.services.consistency import IndexChecker
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.router import VectorStoreRouter
+from planrag.stores.vector import VectorRecord
+from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +65,7 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    generation: int = 0  # the KB's vector generation the embedder's vectors belong to
     note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
@@ -72,7 +76,8 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+    """A chunk's row in the vector store (its document's metadata copied for filters)."""
     meta = doc.metadata
     return VectorRecord(
         chunk_id=chunk.id,
@@ -87,8 +92,22 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
 
 
 class UploadItem(BaseModel):
+    """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
+    never read whole into memory: hashed and copied block by block)."""
+
     filename: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else len(self.data)
+
+    def sha256(self) -> str:
+        if self.path is None:
+            return hashlib.sha256(self.data).hexdigest()
+        with self.path.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class UploadedDocument(Document):
@@ -99,7 +118,7 @@ class IngestionService:
     def __init__(
         self,
         metadata: MetadataStore,
-        vectors: VectorStore,
+        vectors: VectorStoreRouter,
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
@@ -109,9 +128,11 @@ class IngestionService:
         concurrency: int,
         queue: JobQueue | None = None,
         graph: GraphIndexer | None = None,
+        locks: KbLocks | None = None,
     ) -> None:
         self._graph = graph
         self._metadata = metadata
+        self._locks = locks or KbLocks()
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
         # and `planrag worker` processes) instead of this process's thread pool.
         self._queue = queue
@@ -144,11 +165,12 @@ class IngestionService:
         types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
-            if not item.data:
+            size = item.size
+            if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
-            if len(item.data) > self._max_bytes:
+            if size > self._max_bytes:
                 raise UploadTooLarge(
-                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
                     " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
                     filename=item.filename,
                 )
@@ -167,17 +189,20 @@ class IngestionService:
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
-            digest = hashlib.sha256(item.data).hexdigest()
+            digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
                 item.filename,
                 file_type,
-                len(item.data),
+                item.size,
                 digest,
                 metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
-                self._files.save(kb_id, doc.id, file_type, item.data)
+                if item.path is not None:
+                    self._files.save_file(kb_id, doc.id, file_type, item.path)
+                else:
+                    self._files.save(kb_id, doc.id, file_type, item.data)
             if created or doc.status == DocumentStatus.error or self._is_broken(doc):
                 # A retry of a failed document indexes it again; so does the re-upload of a
                 # completed one whose indexes disagree (a crash damaged it).
@@ -388,8 +413,12 @@ class IngestionService:
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
         started = time.perf_counter()
+        kb_ids = {d.kb_id for d in self._metadata.get_documents(doc_ids).values()}
         try:
-            return self._index_many(doc_ids, results, prepared, progress)
+            # Shared with other ingestion, exclusive of a reindex switching these KBs' vectors:
+            # the model chosen in _prepare is the model of the vectors _write reaches.
+            with self._locks.shared(kb_ids):
+                return self._index_many(doc_ids, results, prepared, progress)
         finally:
             # One duration per document of the batch: the batch's time shared evenly.
             per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
@@ -423,7 +452,24 @@ class IngestionService:
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
+            self._follow_switch(item)
         return [results[d] for d in doc_ids]
+
+    def _follow_switch(self, item: _Prepared) -> None:
+        """A reindex in another process switched the KB to new vectors while this document was
+        embedded with the old model: embed it again into the serving generation. (Checked after
+        the document is `completed`, so a switch earlier than this check sees the document in its
+        own catch-up; in one process the KB lock rules this out.)"""
+        for _ in range(3):
+            try:
+                kb = self._metadata.get_kb(item.doc.kb_id)
+            except NotFound:
+                return
+            if kb.vector_generation == item.generation:
+                return
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            item = _Prepared(item.doc, embedder, item.chunks, kb.vector_generation)
+            self._write([item], None)
 
     def _prepare(self, doc: Document) -> _Prepared:
         """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""
@@ -439,11 +485,13 @@ class IngestionService:
         if not embedded:
             raise ParseError("document produced no chunks")
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        tokens = LexicalTokenizer(kb.user_words).tokenize_many(c.text for c in embedded)
+        tokens = tokenizer_for(kb.user_words).tokenize_many(c.text for c in embedded)
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
-        return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
+        return _Prepared(
+            doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
+        )
 
     def _index_graph(self, item: _Prepared) -> None:
         """Entities and relations of a document in a KB with a graph (before its vectors)."""
@@ -470,11 +518,15 @@ class IngestionService:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
             for group in by_embedder.values():
                 vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
-                by_kb: dict[str, list[VectorRecord]] = {}
+                by_kb: dict[tuple[str, int], list[VectorRecord]] = {}
                 for (item, chunk), vector in zip(group, vectors, strict=True):
-                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
-                for kb_id, records in by_kb.items():
-                    self._vectors.upsert(kb_id, records)
+                    record = vector_record(item.doc, chunk, vector)
+                    by_kb.setdefault((item.doc.kb_id, item.generation), []).append(record)
+                for (kb_id, generation), records in by_kb.items():
+                    # The generation of the model that embedded them, even if a reindex in
+                    # another process switched the KB meanwhile (see _follow_switch).
+                    store, key = self._vectors.at_generation(kb_id, generation)
+                    store.upsert(key, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
 
@@ -538,8 +590,9 @@ class IngestionService:
 
     def _purge(self, doc: Document) -> None:
         """Remove a document being deleted: its indexes, then its row, then its file."""
-        self._remove_leftovers(doc)
-        self._metadata.delete_document(doc.id)
+        with self._locks.shared([doc.kb_id]):
+            self._remove_leftovers(doc)
+            self._metadata.delete_document(doc.id)
         self._bm25.mark_dirty(doc.kb_id)
         self._files.delete(doc.kb_id, doc.id, doc.file_type)
 

@@ -18,13 +18,13 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.ingest.tokenizer import LexicalTokenizer
-from planrag.llm.embedders import EmbedderRegistry, canonical_model
+from planrag.llm.embedders import EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
+from planrag.text.tokenizer import tokenizer_for
 
 # A name: up to 200 characters, no control character or slash, not only spaces.
 NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
@@ -41,7 +41,10 @@ class KnowledgeBaseCreate(BaseModel):
     metric: Metric = "COSINE"
     chunking: ChunkingConfig = ChunkingConfig()
     embedding_model: str | None = Field(
-        default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
+        default=None,
+        max_length=200,
+        description="defaults to PLANRAG_EMBEDDING__MODEL; one of "
+        "PLANRAG_EMBEDDING__ALLOWED_MODELS otherwise",
     )
     graph_backend: GraphBackend = "none"  # the schema's enum is core.types.GraphBackend
     vector_store: VectorStoreName = Field(
@@ -109,7 +112,11 @@ class KnowledgeBaseService:
             if self._graphs is None:
                 raise InvalidInput("graph backends are not available in this deployment")
             self._graphs.check(request.graph_backend)
-        model = canonical_model(request.embedding_model or self._embedders.default_model)
+        model = (
+            self._embedders.check_allowed(request.embedding_model)
+            if request.embedding_model
+            else self._embedders.default_model
+        )
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(
@@ -172,7 +179,7 @@ class KnowledgeBaseService:
 
     def _retokenise(self, kb: KnowledgeBase) -> None:
         """New user words change how every chunk splits: re-tokenise, then rebuild BM25."""
-        tokenizer = LexicalTokenizer(kb.user_words)
+        tokenizer = tokenizer_for(kb.user_words)
         for doc in self._metadata.list_documents(kb.id, [DocumentStatus.completed]):
             chunks = self._metadata.list_chunks(doc.id)
             searchable = [c for c in chunks if c.kind != ChunkKind.parent]

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planrag.core.errors import InvalidInput
+from planrag.core.strategies import StrategyName, strategy_info
 from planrag.core.types import (
     FusionInfo,
     Hit,
@@ -18,9 +19,9 @@ from planrag.core.types import (
     title_text,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.flat_l2 import flat_l2
-from planrag.executors.ner import extract_entities, ner_filter
+from planrag.executors.ner import ner_filter
+from planrag.executors.registry import ExecutorRegistry
 from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
@@ -29,8 +30,8 @@ from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import And, Contains, Filter, In, Range
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
+from planrag.text.entities import extract_entities
 
-Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
 MAX_QUERY_CHARS = 2000
 RERANK_POOL = 25
 
@@ -89,7 +90,7 @@ class RetrieveRequest(BaseModel):
     score_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0, description="defaults to the KB's score_threshold"
     )
-    strategy: Strategy = "ann"
+    strategy: StrategyName = "ann"
     hybrid_mode: Literal["sequential", "parallel"] = "sequential"
     rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (parallel hybrid)")
     filters: RetrieveFilters | None = None
@@ -114,8 +115,10 @@ class RetrieveRequest(BaseModel):
     def _check_combinations(self) -> RetrieveRequest:
         if self.enable_graph_search:
             raise ValueError("graph search is not available yet")
-        if self.use_reranker and self.strategy == "2-stage":
-            raise ValueError("2-stage already reranks: use_reranker is for the other strategies")
+        if self.use_reranker and strategy_info(self.strategy).reranks:
+            raise ValueError(
+                f"{self.strategy} already reranks: use_reranker is for the other strategies"
+            )
         return self
 
 

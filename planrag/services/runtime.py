@@ -13,14 +13,8 @@ from threadpoolctl import threadpool_limits
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
-from planrag.executors.ann import AnnExecutor
-from planrag.executors.bm25 import BM25Executor
-from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.fusion import FusionCalibrator
-from planrag.executors.hybrid import HybridExecutor
-from planrag.executors.keyword import KeywordExecutor
-from planrag.executors.rerank import TwoStageExecutor
-from planrag.ingest.tokenizer import load_user_dictionary
+from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
@@ -30,7 +24,9 @@ from planrag.services.dialects import DialectServices
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.ingestion import IngestionService
+from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -48,6 +44,7 @@ from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
+from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +56,7 @@ def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> Exe
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
     calibrator = FusionCalibrator(metadata.sample_chunks, save)
-    return ExecutorRegistry(
-        [
-            AnnExecutor(),
-            KeywordExecutor(),
-            BM25Executor(),
-            HybridExecutor(calibrator),
-            TwoStageExecutor(rerankers),
-        ]
-    )
+    return ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
 
 
 def open_vector_stores(
@@ -77,11 +66,12 @@ def open_vector_stores(
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
     milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
 
-    def store_of(kb_id: str) -> str | None:
+    def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
-            return metadata.get_kb(kb_id).vector_store
+            kb = metadata.get_kb(kb_id)
         except KnowledgeBaseNotFound:
             return None
+        return kb.vector_store, kb.vector_generation
 
     router = VectorStoreRouter(
         store_of,
@@ -89,6 +79,7 @@ def open_vector_stores(
             "milvus": lambda: milvus,
             "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
         },
+        shared=settings.ingest.queue == "database",
     )
     router.opened("milvus")  # registered as open, so that close() closes it
     return router
@@ -141,6 +132,7 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    reindex: ReindexService
     graphs: GraphStores
 
     @classmethod
@@ -168,6 +160,7 @@ class Runtime:
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
+        locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -189,10 +182,19 @@ class Runtime:
                 concurrency=settings.ingest.concurrency,
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
+                locks=locks,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,
             graphs=graphs,
+            reindex=ReindexService(
+                metadata,
+                vectors,
+                embedders,
+                locks,
+                batch=settings.embedding.batch_size,
+                shared=settings.ingest.queue == "database",
+            ),
         )
 
     @cached_property
@@ -239,6 +241,7 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        self.reindex.close()
         self.vectors.close()
         self.graphs.close()
         self.metadata.engine.dispose()

@@ -23,6 +23,7 @@ from planrag.core.types import (
     FusionCalibration,
     KnowledgeBase,
     KnowledgeBaseStats,
+    ReindexStatus,
 )
 from planrag.stores.bm25 import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
@@ -35,6 +36,11 @@ KB_UPDATABLE = {
     "chunking",
     "user_words",
     "calibration",
+    # a reindex's progress, and its switch (model, dimension and generation in one commit)
+    "reindex",
+    "embedding_model",
+    "embedding_dim",
+    "vector_generation",
 }
 
 
@@ -69,6 +75,8 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         user_words=list(row.user_words or []),
         calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
         vector_store=row.vector_store,  # type: ignore[arg-type]
+        vector_generation=row.vector_generation or 0,
+        reindex=ReindexStatus.model_validate(row.reindex) if row.reindex else None,
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),
     )

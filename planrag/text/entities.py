@@ -5,6 +5,11 @@ and a document's "일론 머스크는" meet at one key, `일론_머스크`.
 Mentions: Korean proper nouns from Kiwi (NNP runs, with glued nouns and Latin letters:
 "SK하이닉스", "서울특별시", "일론 머스크"; particles are separate morphemes, so "일론 머스크가" →
 "일론 머스크"), and capitalised Latin spans ("Elon Musk", "Bank of America", "SpaceX", "HBM").
+
+Entities of a question for the NER filter (`extract_entities`): Kiwi proper nouns (adjacent ones
+also joined), with titles such as 씨, 님, 배우, 감독 stripped ("오영수 배우", "이정재씨" → 오영수,
+이정재), quoted phrases, and Latin proper nouns (capitalised words not opening the question,
+acronyms).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from planrag.text.korean import get_kiwi
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Trailing Korean particles (and copula endings) a name may carry when it did not come through
@@ -103,8 +110,6 @@ def _latin_spans(text: str) -> list[tuple[int, int]]:
 def _hangul_spans(text: str) -> list[tuple[int, int]]:
     """Runs of Kiwi proper nouns, with nouns and Latin letters glued to them (no space), and
     proper nouns one space apart ("일론 머스크")."""
-    from planrag.ingest.korean import get_kiwi
-
     spans: list[list[int]] = []
     run: list[int] | None = None
     has_proper = False
@@ -146,3 +151,56 @@ def find_mentions(text: str) -> list[Mention]:
         if name and normalize(name) and not name.isdigit():
             mentions.append(Mention(name=name, start=start, end=end))
     return mentions
+
+
+# ---------------------------------------------------------------- entities of a question
+
+TITLES = (
+    "씨",
+    "님",
+    "배우",
+    "감독",
+    "선수",
+    "교수",
+    "박사",
+    "작가",
+    "가수",
+    "대표",
+    "회장",
+    "사장",
+    "의원",
+    "장관",
+    "대통령",
+    "기자",
+)
+_TITLE_SUFFIX = re.compile(r"(?:\s*(?:" + "|".join(TITLES) + r"))+님?$")
+_QUOTED = re.compile(r"[\"“”'‘’「」『』]([^\"“”'‘’「」『』]{2,60})[\"“”'‘’「」『』]")
+_LATIN_PROPER = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z0-9&.-]+(?:\s+[A-Z][a-zA-Z0-9&.-]+)*)"
+)
+_ACRONYM = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
+
+
+def _proper_nouns(question: str) -> list[str]:
+    names: list[str] = []
+    run: list[str] = []
+    run_end = -1
+    for token in get_kiwi().tokenize(question):
+        name = _TITLE_SUFFIX.sub("", token.form) if token.tag == "NNP" else ""
+        if len(name) < 2 or name in TITLES:
+            run, run_end = [], -1
+            continue
+        names.append(name)
+        run = [*run, name] if token.start - run_end <= 1 else [name]
+        run_end = token.start + token.len
+        if len(run) > 1:
+            names.append(" ".join(run))
+    return names
+
+
+def extract_entities(question: str) -> list[str]:
+    found = _proper_nouns(question)
+    found += [q.strip() for q in _QUOTED.findall(question)]
+    found += [m.strip() for m in _LATIN_PROPER.findall(question.strip())]
+    found += _ACRONYM.findall(question)
+    return list(dict.fromkeys(e for e in found if len(e) >= 2))

@@ -38,6 +38,10 @@ MARKDOWN = (
     "manager's approval.\n\n## Equipment\n\nThe company lends a laptop and a monitor for home "
     "offices.\n"
 )
+GRAPH_TEXT = (
+    "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다. "
+    "Starship은 Boca Chica에서 발사된다. 일론 머스크는 테슬라의 창업자다."
+)
 ANSWER = "Employees may work remotely up to three days per week [1]. A laptop is lent [1]."
 TIMEOUT_MS = 120_000
 
@@ -68,6 +72,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, script: Script) -> Iterator
             "PLANRAG_LLM__MODEL": "test-model",
             "PLANRAG_LLM__API_KEY": "test-key",
             "PLANRAG_SERVER__CONSOLE_DIR": "",
+            # Graph KBs extract with Kiwi rules: the scripted LLM only plans and answers.
+            "PLANRAG_GRAPH__EXTRACTOR": "rule",
         }
         process = ServerProcess(tmp_path_factory.mktemp("console-server") / "data", env)
         try:
@@ -263,3 +269,42 @@ def test_plan_inspector_shows_a_fallback_plan_and_its_relaxed_time_range(
     expect(card.get_by_test_id("plan-relaxed")).to_contain_text("지난주")
     expect(card.get_by_test_id("plan-limit")).to_have_text("2")
     page.screenshot(path=shots / "plan.png")
+
+
+def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
+    page.goto("/")
+    page.get_by_role("button", name="지식 베이스 만들기").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("이름").fill("우주 산업")
+    dialog.get_by_label("그래프 백엔드").select_option("ontology")
+    dialog.get_by_role("button", name="만들기").click()
+    expect(page.get_by_test_id("kb-name")).to_have_text("우주 산업")
+    graph_kb = page.url.rsplit("/", 1)[-1]
+    page.get_by_test_id("file-input").set_input_files(
+        files=[{"name": "spacex.txt", "mimeType": "text/plain", "buffer": GRAPH_TEXT.encode()}]
+    )
+    page.get_by_role("button", name="업로드").click()
+    row = page.locator("[data-testid=document-row][data-filename='spacex.txt']")
+    expect(row).to_have_attribute("data-status", "completed", timeout=TIMEOUT_MS)
+
+    page.goto("/")
+    card = page.get_by_test_id("kb-card").filter(has_text="우주 산업")
+    expect(card.get_by_test_id("kb-graph")).to_contain_text(
+        re.compile(r"ontology · [1-9]\d* 엔티티")
+    )
+
+    page.goto(f"/kb/{graph_kb}/graph")
+    canvas = page.get_by_test_id("graph-canvas")
+    expect(canvas).to_be_visible()  # the most connected entities, before any search
+    page.get_by_test_id("graph-entity").fill("일론 머스크")
+    page.get_by_role("button", name="보기", exact=True).click()
+    chips = page.get_by_test_id("entity-list")
+    expect(chips).to_contain_text("SpaceX")
+    expect(chips).to_contain_text("테슬라")
+    expect(chips).not_to_contain_text("Boca Chica")  # two hops away
+    assert int(canvas.get_attribute("data-nodes") or 0) >= 3
+    chips.get_by_role("button", name=re.compile("^일론 머스크")).click()
+    sources = page.get_by_test_id("entity-sources")
+    expect(sources).to_contain_text("spacex.txt")
+    expect(sources).to_contain_text("일론 머스크는 SpaceX의 CEO이다")
+    page.screenshot(path=shots / "graph.png")

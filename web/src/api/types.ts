@@ -16,6 +16,7 @@ export interface GraphSummary {
   backend: string;
   entities: number;
   relations: number;
+  error?: string | null;
 }
 
 export interface KnowledgeBase {
@@ -72,7 +73,8 @@ export interface DocumentRow {
   created_at: string;
   updated_at: string;
   duplicate?: boolean;
-  graph?: { status?: string; entities?: number; relations?: number } | null;
+  /** What indexing is doing ("graph: extracting 12/40 chunks"), or a note on it. */
+  progress?: string | null;
 }
 
 export interface Chunk {
@@ -229,6 +231,6 @@ export interface GraphView {
 }
 
 export interface EntitySources {
-  entity: GraphNode & Record<string, unknown>;
+  entity: { id: string; name: string; type: string };
   sources: { chunk_id: string; document_id: string; document_name: string; text: string }[];
 }

@@ -102,18 +102,16 @@ export function DocumentsTab() {
 
 function StatusBadge({ doc }: { doc: DocumentRow }) {
   const t = useT();
-  const graph = doc.graph;
   return (
     <span>
       <span className={`badge ${doc.status}`} data-testid="doc-status">
         {t(`status.${doc.status}`)}
       </span>
-      {doc.status === "error" && doc.error && <div className="error-text small">{doc.error}</div>}
-      {graph?.status && (
-        <div className="muted small">
-          {t("dash.graph")}: {graph.status}
-          {graph.entities !== undefined ? ` · ${graph.entities} ${t("dash.entities")}` : ""}
-        </div>
+      {doc.status === "error" && doc.error && (
+        <div className="error-text small" data-testid="doc-error">{doc.error}</div>
+      )}
+      {doc.progress && (
+        <div className="muted small" data-testid="doc-progress">{doc.progress}</div>
       )}
     </span>
   );
