@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -258,6 +258,60 @@ class HitMetadata(BaseModel):
     fusion: FusionInfo | None = Field(
         default=None, description="hybrid: the leg weights chosen and why"
     )
+    graph_score: float | None = Field(
+        default=None, description="path score in the graph (1 = best graph-found chunk)"
+    )
+    graph_entities: list[str] | None = Field(
+        default=None, description="the graph entities this chunk mentions that the search reached"
+    )
+
+
+class GraphQuery(BaseModel):
+    """A graph query as a backend ran it: text with placeholders, and the values bound to them."""
+
+    language: Literal["sparql", "cypher"]
+    text: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphTriple(BaseModel):
+    source: str
+    type: str
+    target: str
+
+
+class GraphMatchInfo(BaseModel):
+    query: str = Field(description="the question's entity (normalised)")
+    entity: str = Field(description="the graph entity it matched")
+    exact: bool
+
+
+class GraphAnalysis(BaseModel):
+    multi_hop: bool = Field(description="a chained or nested relation (A의 B의 C, X that Y…)")
+    pattern: str | None = Field(default=None, description="the multi-hop pattern detected")
+    relation_hints: list[str] = Field(
+        default_factory=list, description="relation words of the question (CEO, 스승, founded)"
+    )
+    hops: int = Field(ge=1, le=5)
+
+
+class GraphMetadata(BaseModel):
+    """How graph search contributed to a hit set (spec 001 §3.8.2 "메타데이터 표시")."""
+
+    backend: str
+    extracted_entities: list[str] = Field(description="entity names found in the question")
+    matched_entities: list[GraphMatchInfo] = Field(default_factory=list)
+    expanded_entities: list[str] = Field(
+        default_factory=list, description="entities reached by traversal"
+    )
+    triples: list[GraphTriple] = Field(default_factory=list, description="relations traversed")
+    queries: list[GraphQuery] = Field(default_factory=list, description="executed, in order")
+    analysis: GraphAnalysis
+    graph_chunks: int = Field(default=0, description="chunks the graph found")
+    fallback: bool = Field(
+        default=False, description="the graph found nothing: the base strategy alone answered"
+    )
+    fallback_reason: str | None = None
 
 
 class Hit(BaseModel):
@@ -268,6 +322,9 @@ class Hit(BaseModel):
     content: str
     score: float = Field(ge=0.0, le=1.0)
     metadata: HitMetadata = HitMetadata()
+    graph_metadata: GraphMetadata | None = Field(
+        default=None, description="present when graph search took part"
+    )
 
 
 class KbFacets(BaseModel):
