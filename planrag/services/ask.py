@@ -31,6 +31,7 @@ from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
+from planrag.services.extractive import Extractor
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
@@ -227,6 +228,7 @@ class AskService:
             data["timings_ms"]["plan"] = _ms(started)
             yield AskEvent(event="search_plan", data=data["envelope"])
             passages: list[Passage] = []
+            exists = False
             if plan.mode != "direct":
                 kbs = {kb.name: kb for kb in readable}
                 searched = time.perf_counter()
@@ -239,10 +241,11 @@ class AskService:
                 yield AskEvent(
                     event="search_result", data=self._search_result(passages, stages, envelope)
                 )
+                exists = self._exists(plan, request.question, passages, readable)
                 yield AskEvent(
                     event="exist_in_post_status",
                     data={
-                        "exists": bool(passages),
+                        "exists": exists,
                         "count": len(passages),
                         "threshold": plan.threshold,
                     },
@@ -253,7 +256,8 @@ class AskService:
             answering = time.perf_counter()
             text: list[str] = []
             source = "llm"
-            async for part_source, delta in self._answer(request, plan, passages, readable, model):
+            answering_with = (request, plan, passages if exists else [], readable, model)
+            async for part_source, delta in self._answer(*answering_with):
                 source = part_source
                 text.append(delta)
                 yield AskEvent(event="answer", data={"delta": delta})
@@ -362,7 +366,7 @@ class AskService:
             yield "none", answers.no_evidence_reply(question)
             return
         elif not self._chat.configured:
-            yield "extractive", self._extractive(question, passages, readable)
+            yield "extractive", self._extractive(question, plan, passages, readable)
             return
         else:
             messages = answers.answer_messages(
@@ -379,12 +383,37 @@ class AskService:
                 yield "canned", ("\n\n" if streamed else "") + answers.canned_reply(question)
                 return
             prefix = "\n\n" if streamed else ""
-            yield "extractive", prefix + self._extractive(question, passages, readable)
+            yield "extractive", prefix + self._extractive(question, plan, passages, readable)
 
-    @staticmethod
-    def _extractive(question: str, passages: list[Passage], readable: list[KnowledgeBase]) -> str:
-        words = [w for kb in readable for w in kb.user_words]
-        text = answers.extractive_answer(question, passages, words)
+    def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
+        """Document and list modes answer from what was asked for: no relevance floor."""
+        words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
+        floor = 0.0 if plan.mode in ("document", "list") else self._settings.ask.relevance_floor
+        return Extractor(words, floor)
+
+    def _exists(
+        self,
+        plan: SearchPlan,
+        question: str,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> bool:
+        """Evidence to answer from: passages, and without an LLM to judge them, passages that
+        hold enough of the question's content terms (the relevance floor)."""
+        if not passages or self._chat.configured:
+            return bool(passages)
+        return self._extractor(plan, readable).relevant(plan.query or question, passages)
+
+    def _extractive(
+        self,
+        question: str,
+        plan: SearchPlan,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        per_document = len(passages) if plan.mode == "list" else plan.limit
+        extractor = self._extractor(plan, readable)
+        text = extractor.answer(plan.query or question, passages, per_document)
         return text or answers.no_evidence_reply(question)
 
 
