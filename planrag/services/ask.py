@@ -31,6 +31,7 @@ from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
+from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
@@ -131,7 +132,8 @@ class AskService:
         self._settings = settings
         self._metadata = metadata
         self._catalog = catalog
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages)
+        listing = DocumentListing(catalog, metadata)
+        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
         self._planner = planner
         self._chat = chat
         self._strategies = list(strategies)
@@ -386,9 +388,10 @@ class AskService:
             yield "extractive", prefix + self._extractive(question, plan, passages, readable)
 
     def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
-        """Document and list modes answer from what was asked for: no relevance floor."""
+        """Document mode and listings answer from what was asked for: no relevance floor."""
         words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
-        floor = 0.0 if plan.mode in ("document", "list") else self._settings.ask.relevance_floor
+        asked_for = plan.mode == "document" or plan.listing
+        floor = 0.0 if asked_for else self._settings.ask.relevance_floor
         return Extractor(words, floor)
 
     def _exists(
@@ -411,7 +414,7 @@ class AskService:
         passages: list[Passage],
         readable: list[KnowledgeBase],
     ) -> str:
-        per_document = len(passages) if plan.mode == "list" else plan.limit
+        per_document = len(passages) if plan.listing else plan.limit
         extractor = self._extractor(plan, readable)
         text = extractor.answer(plan.query or question, passages, per_document)
         return text or answers.no_evidence_reply(question)

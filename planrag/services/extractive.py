@@ -25,19 +25,12 @@ from markdown_it import MarkdownIt
 
 from planrag.ingest.korean import split_sentences
 from planrag.ingest.tokenizer import LexicalTokenizer
+from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage
 
 SENTENCES = 3
 PASSAGES = 3
 MIN_SENTENCE_CHARS = 8
-# Words that ask for documents rather than name a topic ("반도체 기사" is about 반도체).
-GENERIC_WORDS = (
-    "기사 글 문서 자료 뉴스 소식 내용 관련 정보 목록 리스트 결과 요약 정리 설명 소개 질문 답변 "
-    "무엇 뭐 며칠 얼마 언제 어디 누구 "
-    "article articles post posts document documents doc docs news item items story stories "
-    "report reports information info summary summarize tell show give list explain what which "
-    "who whom when where why how does did can could would should will about please"
-)
 _WORD = re.compile(r"\w", re.UNICODE)
 
 
@@ -93,7 +86,7 @@ class Extractor:
     def __init__(self, user_words: Sequence[str] = (), floor: float = 0.5) -> None:
         self._tokenizer = LexicalTokenizer(list(user_words))
         self._floor = floor
-        self._generic = set(self._tokenizer.tokenize(GENERIC_WORDS))
+        self._generic = generic_terms(self._tokenizer)
 
     def terms(self, text: str) -> set[str]:
         """The content terms of a question."""
