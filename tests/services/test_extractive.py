@@ -63,11 +63,11 @@ def test_nothing_relevant_gives_no_answer() -> None:
 
 def test_a_limit_gives_one_line_per_document() -> None:
     passages = [
-        passage(1, "# 메타버스\n\n메타버스 플랫폼에 투자를 발표했다.", "메타버스 뉴스", "2025-09-10"),
+        passage(1, "# 메타버스\n\n메타버스 플랫폼에 투자를 발표했다.", "뉴스", "2025-09-10"),
         passage(2, "메타버스라는 말은 1992년 소설에서 처음 등장했다. 그 뒤 널리 쓰였다.", "역사"),
     ]
     lines = Extractor().answer("메타버스", passages, 2).splitlines()
     assert lines == [
-        "메타버스 뉴스 (2025-09-10): 메타버스 플랫폼에 투자를 발표했다. [1]",
+        "뉴스 (2025-09-10): 메타버스 플랫폼에 투자를 발표했다. [1]",
         "역사: 메타버스라는 말은 1992년 소설에서 처음 등장했다. [2]",
     ]
