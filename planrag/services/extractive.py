@@ -23,10 +23,10 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-from planrag.ingest.korean import split_sentences
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage
+from planrag.text.korean import split_sentences
+from planrag.text.tokenizer import tokenizer_for
 
 SENTENCES = 3
 PASSAGES = 3
@@ -84,7 +84,7 @@ class Extractor:
     """Builds extractive answers with one knowledge base's user words (Kiwi spans)."""
 
     def __init__(self, user_words: Sequence[str] = (), floor: float = 0.5) -> None:
-        self._tokenizer = LexicalTokenizer(list(user_words))
+        self._tokenizer = tokenizer_for(user_words)
         self._floor = floor
         self._generic = generic_terms(self._tokenizer)
 

@@ -283,10 +283,10 @@ class OntologyGraphStore:
         ]
 
     def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
-        keys = [r["k"] for r in self._select(TOP, kb_id, limit)]
-        infos = {i.entity.key: i for i in self.entities(kb_id, keys)}
-        ranked = [infos[k] for k in keys if k in infos]
-        return sorted(ranked, key=lambda i: (-i.degree, -i.sources, i.entity.key))
+        """By degree in SPARQL, then ties broken by sources among a wider window."""
+        keys = [r["k"] for r in self._select(TOP, kb_id, limit * 3 + 20)]
+        infos = self.entities(kb_id, keys)
+        return sorted(infos, key=lambda i: (-i.degree, -i.sources, i.entity.key))[:limit]
 
     def stats(self, kb_id: str) -> GraphStats:
         entities = self._select(COUNT_ENTITIES, kb_id)

@@ -54,6 +54,10 @@ class KnowledgeBaseRow(Base):
     vector_store: Mapped[str] = mapped_column(
         String(20), default="milvus", server_default=text("'milvus'"), nullable=False
     )
+    vector_generation: Mapped[int] = mapped_column(
+        Integer, default=0, server_default=text("0"), nullable=False
+    )
+    reindex: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -78,6 +82,8 @@ class DocumentRow(Base):
     size: Mapped[int] = mapped_column(Integer, nullable=False)
     content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     chunk_count: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    # What indexing is doing ("graph: extracting 12/40 chunks"), or a note on the result.
+    progress: Mapped[str | None] = mapped_column(Text, nullable=True)
     title: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     author: Mapped[str | None] = mapped_column(String(200), nullable=True)
     domain: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -107,6 +113,16 @@ class ChunkRow(Base):
     end: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # Lexical tokens (space-joined) for rebuilding the BM25 index without re-analysing text.
     tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class GraphExtractionRow(Base):
+    """An LLM graph extraction of one chunk text, by hash of (extractor, model, text)."""
+
+    __tablename__ = "graph_extractions"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class TraceRow(Base):

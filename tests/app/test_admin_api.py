@@ -4,6 +4,7 @@ server holds the data dir. Public health says nothing about the data."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -182,3 +183,12 @@ def test_public_health_is_minimal_and_admins_get_the_details(server: dict[str, A
         c.get("detail")
         for c in get(server, "/api/v1/health", server["root"]).json()["components"].values()
     )
+
+
+def test_a_server_file_left_by_a_dead_server_is_ignored(tmp_path: Path) -> None:
+    from planrag.cli.admin_client import SERVER_FILE, announced_url
+
+    (tmp_path / SERVER_FILE).write_text('{"url": "http://127.0.0.1:9", "pid": 999999999}')
+    assert announced_url(tmp_path) is None
+    (tmp_path / SERVER_FILE).write_text(f'{{"url": "http://127.0.0.1:9", "pid": {os.getpid()}}}')
+    assert announced_url(tmp_path) is None  # the process lives but nothing answers there
