@@ -52,7 +52,12 @@ class LLMChoice(BaseModel):
 class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=20000, examples=["9월 글 2개만 보여줘"])
+    question: str = Field(
+        min_length=1,
+        max_length=20000,  # the schema says PLANRAG_ASK__MAX_QUESTION_CHARS (app/openapi.py)
+        pattern=r"\S",  # not blank
+        examples=["9월 글 2개만 보여줘"],
+    )
     now: datetime | None = Field(
         default=None, description="resolve time words against this moment (default: now)"
     )

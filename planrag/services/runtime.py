@@ -22,6 +22,7 @@ from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.ingestion import IngestionService
 from planrag.services.kb_locks import KbLocks
@@ -184,7 +185,15 @@ class Runtime:
                 graph=graph_indexer,
                 locks=locks,
             ),
-            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
+            retrieval=RetrievalService(
+                metadata,
+                vectors,
+                bm25,
+                embedders,
+                executors,
+                rerankers,
+                GraphRetrieval(graphs, metadata, settings.graph.boost),
+            ),
             postgres=postgres,
             graphs=graphs,
             reindex=ReindexService(
