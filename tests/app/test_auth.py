@@ -347,3 +347,13 @@ def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) ->
     missing = call(client, "POST", "/ai/v2/ask", hr, json={**body, "doc_id": unknown})
     assert outside.status_code == missing.status_code == 404
     assert outside.json()["error"]["code"] == missing.json()["error"]["code"]
+    # Another KB's document through one's own KB path: unknown there, and left alone.
+    own = f"/api/knowledge-bases/{setup['kbs']['hr']}/documents"
+    for method, suffix in (("GET", ""), ("GET", "/chunks"), ("DELETE", "")):
+        outside = call(client, method, f"{own}/{internal}{suffix}", hr)
+        missing = call(client, method, f"{own}/{unknown}{suffix}", hr)
+        assert outside.status_code == missing.status_code == 404, (method, suffix)
+        assert outside.json()["error"]["code"] == missing.json()["error"]["code"]
+    news_doc = {"doc_id": "20240315-메타버스-뉴스"}
+    kept = call(client, "GET", "/rag/document", setup["admin"], params=news_doc)
+    assert kept.status_code == 200 and kept.json()["domain"] == "news"
