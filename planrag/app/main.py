@@ -78,6 +78,9 @@ def create_app(
         app.state.runtime = runtime
         telemetry.set_queue_depth_source(lambda: runtime.ingestion.queue_depth)
         runtime.warm_up()
+        failed = await run_in_threadpool(runtime.reindex.recover)
+        if failed:
+            log.warning("%d interrupted reindex(es): the old vectors serve", len(failed))
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
             log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))

@@ -211,6 +211,9 @@ class AskSettings(BaseModel):
     max_passages: int = Field(default=8, ge=1, le=50)
     max_passage_chars: int = Field(default=1500, ge=100, le=20000)
     max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # Without an LLM, passages must hold this share of the question's content terms to be
+    # answered from; below it the answer says nothing relevant was found (exists: false).
+    relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)
     # Stored plan traces kept (oldest dropped beyond this).

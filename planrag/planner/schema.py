@@ -122,6 +122,12 @@ class SearchPlan(_Strict):
     filters: Filters = Filters()
     sort: Sort = "relevance"
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
+    listing: bool = Field(
+        default=False,
+        description="list the documents the filters leave by date (oldest first when sort is "
+        "'oldest', else newest first), `limit` of them, instead of searching text: for "
+        "questions that name a period or author but no topic ('어제 나온 기사 알려줘')",
+    )
     rationale: str = Field(default="", max_length=1000)
 
 

@@ -116,6 +116,7 @@ class EvalSession:
         self.runtime = runtime
         self.dataset = dataset
         self.progress = progress
+        self.keep = False  # a throw-away KB, deleted on close
         name = f"eval-{time.time_ns()}"
         create = KnowledgeBaseCreate.model_validate({"name": name, **(kb_settings or {})})
         self.kb_id = runtime.knowledge_bases.create(create).id
@@ -128,8 +129,25 @@ class EvalSession:
             self.close()
             raise
 
+    @classmethod
+    def existing(
+        cls,
+        runtime: Runtime,
+        dataset: BeirDataset,
+        kb_id: str,
+        mapping: dict[str, str],
+        ingest_s: float = 0.0,
+    ) -> EvalSession:
+        """A session over a KB ingested earlier (kept on close): benchmarks with slow models."""
+        session = cls.__new__(cls)
+        session.runtime, session.dataset, session.progress = runtime, dataset, None
+        session.kb_id, session.mapping, session.ingest_s = kb_id, mapping, ingest_s
+        session.keep = True
+        return session
+
     def close(self) -> None:
-        self.runtime.knowledge_bases.delete(self.kb_id)
+        if not self.keep:
+            self.runtime.knowledge_bases.delete(self.kb_id)
 
     def __enter__(self) -> EvalSession:
         return self

@@ -23,9 +23,12 @@ from planrag.services.auth import AuthService
 from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.ingestion import IngestionService
+from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -66,11 +69,12 @@ def open_vector_stores(
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
     milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
 
-    def store_of(kb_id: str) -> str | None:
+    def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
-            return metadata.get_kb(kb_id).vector_store
+            kb = metadata.get_kb(kb_id)
         except KnowledgeBaseNotFound:
             return None
+        return kb.vector_store, kb.vector_generation
 
     router = VectorStoreRouter(
         store_of,
@@ -78,6 +82,7 @@ def open_vector_stores(
             "milvus": lambda: milvus,
             "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
         },
+        shared=settings.ingest.queue == "database",
     )
     router.opened("milvus")  # registered as open, so that close() closes it
     return router
@@ -130,6 +135,7 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    reindex: ReindexService
     graphs: GraphStores
 
     @classmethod
@@ -157,6 +163,7 @@ class Runtime:
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
+        locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -178,10 +185,27 @@ class Runtime:
                 concurrency=settings.ingest.concurrency,
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
+                locks=locks,
             ),
-            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
+            retrieval=RetrievalService(
+                metadata,
+                vectors,
+                bm25,
+                embedders,
+                executors,
+                rerankers,
+                GraphRetrieval(graphs, metadata, settings.graph.boost),
+            ),
             postgres=postgres,
             graphs=graphs,
+            reindex=ReindexService(
+                metadata,
+                vectors,
+                embedders,
+                locks,
+                batch=settings.embedding.batch_size,
+                shared=settings.ingest.queue == "database",
+            ),
         )
 
     @cached_property
@@ -237,6 +261,7 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        self.reindex.close()
         self.vectors.close()
         self.graphs.close()
         self.metadata.engine.dispose()

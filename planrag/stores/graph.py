@@ -13,10 +13,12 @@ parameters separately), which retrieval shows as `graph_metadata`.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+
+from planrag.core.types import GraphQuery
 
 # A relation type is a name made of letters, digits and underscores (any script), starting with
 # a letter: Cypher renders it as a relationship type, SPARQL as an IRI under relation/.
@@ -87,14 +89,6 @@ class ChunkGraph(BaseModel):
             if rel.source not in keys or rel.target not in keys:
                 raise ValueError(f"relation {rel.type} joins entities the chunk does not list")
         return self
-
-
-class GraphQuery(BaseModel):
-    """A query as the backend ran it: text with placeholders, and the values bound to them."""
-
-    language: Literal["sparql", "cypher"]
-    text: str
-    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class Edge(BaseModel):

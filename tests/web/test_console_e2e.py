@@ -147,20 +147,30 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
         [
             ("연차규정.pdf", "application/pdf", make_pdf(PDF_PAGES)),
             ("remote-work.md", "text/markdown", MARKDOWN.encode()),
+            ("broken.pdf", "application/pdf", b"%PDF-1.4 this is not a PDF"),
         ],
     )
-    expect(page.get_by_text("선택한 파일 2개")).to_be_visible()
+    expect(page.get_by_text("선택한 파일 3개")).to_be_visible()
     page.get_by_text("메타데이터 (선택)").click()
     page.get_by_label("작성자").fill("인사팀")
     page.get_by_role("button", name="업로드").click()
     # The first indexing loads Kiwi, which can stall a loaded machine's server for a while.
-    expect(page.get_by_text("2개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
-    expect(page.get_by_test_id("document-row")).to_have_count(2, timeout=TIMEOUT_MS)
+    expect(page.get_by_text("3개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(page.get_by_test_id("document-row")).to_have_count(3, timeout=TIMEOUT_MS)
     for name in ("연차규정.pdf", "remote-work.md"):
         row = page.locator(f"[data-testid=document-row][data-filename='{name}']")
         expect(row).to_have_attribute("data-status", "completed", timeout=TIMEOUT_MS)
         expect(row.get_by_test_id("doc-status")).to_have_text("완료")
+    broken = page.locator("[data-testid=document-row][data-filename='broken.pdf']")
+    expect(broken).to_have_attribute("data-status", "error", timeout=TIMEOUT_MS)
+    expect(broken.get_by_test_id("doc-status")).to_have_text("실패")
+    expect(broken.get_by_test_id("doc-error")).not_to_be_empty()  # the reason
     page.screenshot(path=shots / "documents.png")
+
+    # Delete, after confirming.
+    broken.get_by_role("button", name="삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_test_id("document-row")).to_have_count(2)
 
     # The chunk viewer shows the PDF's Korean text.
     pdf_row = page.locator("[data-testid=document-row][data-filename='연차규정.pdf']")
@@ -269,6 +279,12 @@ def test_plan_inspector_shows_a_fallback_plan_and_its_relaxed_time_range(
     expect(card.get_by_test_id("plan-relaxed")).to_contain_text("지난주")
     expect(card.get_by_test_id("plan-limit")).to_have_text("2")
     page.screenshot(path=shots / "plan.png")
+    # The English switch, and back to Korean (the default) for the tests after this one.
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("Search plan")
+    expect(page.get_by_role("link", name="Plan inspector")).to_be_visible()
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("검색 계획")
 
 
 def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
