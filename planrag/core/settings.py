@@ -218,6 +218,12 @@ class AskSettings(BaseModel):
     heartbeat_s: float = Field(default=15.0, gt=0)
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
+    # Conversations (follow-up questions): turns kept per conversation, days an idle
+    # conversation is kept, and the characters of history the planner sees (oldest turns go
+    # first; the system rules are never trimmed).
+    conversation_max_turns: int = Field(default=50, ge=1, le=1000)
+    conversation_ttl_days: int = Field(default=30, ge=1, le=3650)
+    history_budget_chars: int = Field(default=6000, ge=200, le=200000)
 
 
 DEFAULT_AUTH_SECRET = "change-me"

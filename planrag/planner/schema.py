@@ -148,6 +148,20 @@ class Relaxation(BaseModel):
     reason: str
 
 
+class FollowUp(BaseModel):
+    """The question to plan, and what was taken from the conversation to make it."""
+
+    question: str = Field(description="the question as asked")
+    standalone: str = Field(description="the question the plan is made from")
+    knowledge_bases: list[str] = Field(default_factory=list, description="carried KBs (if any)")
+    doc_id: str | None = Field(default=None, description="a source the question points at")
+    carried: list[str] = Field(
+        default_factory=list, description="topic | time | document | entity | knowledge_bases"
+    )
+    source: Literal["none", "rules", "llm", "fallback"] = "none"
+    reason: str | None = None
+
+
 class PlanEnvelope(BaseModel):
     """The plan and how it came to be: dry-run response, SSE `search_plan` data, stored trace."""
 
@@ -178,6 +192,9 @@ class PlanEnvelope(BaseModel):
     errors: list[str] = Field(default_factory=list, description="validation errors on the way")
     timings_ms: dict[str, float] = Field(default_factory=dict)
     relaxed: Relaxation | None = None
+    followup: FollowUp | None = Field(
+        default=None, description="a follow-up question: the standalone question planned"
+    )
     now: str = Field(description="the moment time expressions were resolved against (ISO)")
 
 

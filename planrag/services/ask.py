@@ -27,7 +27,7 @@ from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import PlanEnvelope, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
@@ -209,6 +209,7 @@ class AskService:
         scope: PlanScope,
         readable: list[KnowledgeBase],
         principal: str | None = None,
+        followup: FollowUp | None = None,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors."""
@@ -229,6 +230,8 @@ class AskService:
             envelope = await asyncio.get_running_loop().run_in_executor(
                 self._planning_pool, self._planner.plan, request.question, scope, model
             )
+            if followup is not None and followup.source != "none":
+                envelope = envelope.model_copy(update={"followup": followup})
             plan = envelope.plan
             trace.source, trace.knowledge_bases = envelope.source, plan.knowledge_bases
             data["envelope"] = envelope.model_dump(mode="json", by_alias=True)
