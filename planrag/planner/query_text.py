@@ -12,6 +12,7 @@ and particles (J*) that start right where a removed phrase ends go with it ("9ì›
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Protocol
 
 MASK = "\0"
@@ -88,11 +89,12 @@ def names_a_topic(query: str, mentioned: list[str]) -> bool:
     return any(token not in generic for token in tokenizer.tokenize(text))
 
 
-def generic_terms(tokenizer: Tokenizer) -> set[str]:
+@lru_cache(maxsize=64)
+def generic_terms(tokenizer: Tokenizer) -> frozenset[str]:
     """GENERIC_WORDS as the tokenizer's terms (each word alone and as written: Kiwi reads a
-    word differently in and out of context)."""
+    word differently in and out of context). Computed once per tokenizer."""
     words = GENERIC_WORDS.split()
-    return {*words, *(t for word in words for t in tokenizer.tokenize(word))}
+    return frozenset({*words, *(t for word in words for t in tokenizer.tokenize(word))})
 
 
 class Tokenizer(Protocol):

@@ -1,7 +1,7 @@
 """Conversations kept by the server for follow-up questions (`conversation_id`).
 
-Revision ID: 0007_conversations
-Revises: 0006_graph
+Revision ID: 0008_conversations
+Revises: 0007_reindex
 Create Date: 2026-11-23
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007_conversations"
-down_revision = "0006_graph"
+revision = "0008_conversations"
+down_revision = "0007_reindex"
 branch_labels = None
 depends_on = None
 
