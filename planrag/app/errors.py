@@ -7,7 +7,9 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
+from planrag.app.dialect_errors import body_error
 from planrag.core import telemetry
 from planrag.core.errors import PlanragError, StoreUnavailable
 
@@ -48,6 +50,22 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body("validation_error", message, errors), status_code=422)
 
 
+HTTP_CODES = {400: "invalid_input", 404: "not_found", 405: "method_not_allowed"}
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Errors the framework raises itself (unknown path, wrong method, unreadable body), in
+    the same body as every other error."""
+    assert isinstance(exc, HTTPException)
+    unreadable = body_error(exc)
+    if unreadable is not None:
+        return await validation_error(request, unreadable)
+    code = HTTP_CODES.get(exc.status_code, "http_error")
+    return JSONResponse(
+        error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
+    )
+
+
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)
     return JSONResponse(
@@ -58,4 +76,5 @@ async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
 def install(app: FastAPI) -> None:
     app.add_exception_handler(PlanragError, planrag_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(Exception, unexpected_error)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = Literal["none", "ontology", "neo4j"]
@@ -14,12 +22,46 @@ VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
 FileType = Literal["txt", "md", "pdf"]
 
+# One rule for every value that is stored as document metadata and every value a filter
+# compares with it (authors, titles, domains, document ids): no control characters but tab,
+# newline and carriage return. Both sides refuse the same values (a 4xx), so nothing can be
+# stored that a filter could never name.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def no_control_characters(value: str) -> str:
+    if CONTROL_CHARACTERS.search(value):
+        raise ValueError("control characters are not allowed (only tab and line breaks)")
+    return value
+
+
+def normalise_date(value: str) -> str:
+    """A calendar date written YYYY-MM-DD, YYYYMMDD, YYYY.MM.DD or YYYY/MM/DD, as YYYY-MM-DD
+    (ValueError for anything else, 2024-13-45 included)."""
+    raw = value.strip()
+    for fmt in ("%Y-%m-%d", "%Y%m%d", "%Y.%m.%d", "%Y/%m/%d"):
+        try:
+            return datetime.strptime(raw, fmt).date().isoformat()
+        except ValueError:
+            continue
+    raise ValueError("date must be a calendar date, YYYY-MM-DD or YYYYMMDD")
+
+
+PlainText = Annotated[
+    str,
+    AfterValidator(no_control_characters),
+    Field(json_schema_extra={"pattern": r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"}),
+]
+
 
 class DocumentStatus(StrEnum):
     pending = "pending"
     processing = "processing"
     completed = "completed"
     error = "error"
+    # Being deleted: recorded before any index is touched, so a deletion a crash interrupts
+    # is finished at the next start instead of leaving a `completed` document half removed.
+    deleting = "deleting"
 
 
 class ChunkKind(StrEnum):
@@ -120,9 +162,9 @@ class DocumentMetadata(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = Field(default=None, max_length=1000)
-    author: str | None = Field(default=None, max_length=200)
-    domain: str | None = Field(default=None, max_length=200)
+    title: PlainText | None = Field(default=None, max_length=1000)
+    author: PlainText | None = Field(default=None, max_length=200)
+    domain: PlainText | None = Field(default=None, max_length=200)
     date: str | None = Field(default=None, description="YYYY-MM-DD or YYYYMMDD")
     info: str | None = Field(default=None, max_length=10000)
     tags: list[str] = Field(default_factory=list)
@@ -132,13 +174,7 @@ class DocumentMetadata(BaseModel):
     def _normalise_date(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
-        raw = value.strip()
-        for fmt in ("%Y-%m-%d", "%Y%m%d", "%Y.%m.%d", "%Y/%m/%d"):
-            try:
-                return datetime.strptime(raw, fmt).date().isoformat()
-            except ValueError:
-                continue
-        raise ValueError("date must be YYYY-MM-DD or YYYYMMDD")
+        return normalise_date(value)
 
     def date_int(self) -> int:
         """The date as YYYYMMDD for range filters; 0 when unknown."""

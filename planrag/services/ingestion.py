@@ -35,10 +35,12 @@ from planrag.core.types import (
     DocumentMetadata,
     DocumentStatus,
     FileType,
+    KnowledgeBase,
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.consistency import IndexChecker
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
@@ -146,6 +148,12 @@ class IngestionService:
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
+        self.checker = IndexChecker(metadata, vectors, self._graph_docs)
+
+    def _graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
+        """The documents with a graph in the KB (None: the KB has no graph)."""
+        store = self._graph.graphs.for_kb(kb.graph_backend) if self._graph is not None else None
+        return None if store is None else store.doc_ids(kb.id)
 
     # ── upload ─────────────────────────────────────────────────────────────────────────
     def validate(self, items: list[UploadItem]) -> list[FileType]:
@@ -195,8 +203,9 @@ class IngestionService:
                     self._files.save_file(kb_id, doc.id, file_type, item.path)
                 else:
                     self._files.save(kb_id, doc.id, file_type, item.data)
-            if created or doc.status == DocumentStatus.error:
-                # A retry of a failed document indexes it again.
+            if created or doc.status == DocumentStatus.error or self._is_broken(doc):
+                # A retry of a failed document indexes it again; so does the re-upload of a
+                # completed one whose indexes disagree (a crash damaged it).
                 self._metadata.set_status(doc.id, DocumentStatus.pending)
                 doc = self._metadata.get_document(doc.id)
                 if background:
@@ -238,7 +247,8 @@ class IngestionService:
                 if may_replace is not None:
                     may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
-                if unchanged and existing.status != DocumentStatus.error:
+                intact = existing.status != DocumentStatus.error and not self._is_broken(existing)
+                if unchanged and intact:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
                 self.wait_for(doc_id)
                 self.delete(existing.kb_id, doc_id)
@@ -340,7 +350,12 @@ class IngestionService:
             return len(self._pending)
 
     def recover(self) -> list[str]:
-        """Queue again every document a crash left pending or processing; sweep orphan vectors."""
+        """Repair what a crash left: finish interrupted deletions, sweep orphan vectors, queue
+        again every document left pending or processing and every completed one whose indexes
+        disagree. Returns the ids queued."""
+        for doc in self._metadata.list_documents(statuses=[DocumentStatus.deleting]):
+            log.info("finishing the deletion of %s (%s)", doc.id, doc.filename)
+            self._purge(doc)
         for kb in self._metadata.list_kbs():
             if not self._vectors.has_collection(kb.id):
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
@@ -352,6 +367,7 @@ class IngestionService:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
                 self._vectors.delete_titles(kb.id, [orphan])
+        self._requeue_broken()
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
@@ -362,6 +378,25 @@ class IngestionService:
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
+
+    def _requeue_broken(self) -> None:
+        """Completed documents whose indexes disagree go back to pending (re-indexed next)."""
+        for kb in self._metadata.list_kbs():
+            for found in self.checker.broken(kb):
+                log.warning("re-indexing %s: its indexes disagree (%s)", found.doc_id, found)
+                self._reset(kb.id, found.doc_id)
+
+    def _is_broken(self, doc: Document) -> bool:
+        if doc.status != DocumentStatus.completed:
+            return False
+        return bool(self.checker.broken(self._metadata.get_kb(doc.kb_id), [doc]))
+
+    def _reset(self, kb_id: str, doc_id: str) -> None:
+        """Back to pending with nothing of it in any index: its vectors are removed by
+        document id (its chunk rows may be gone), the rest by the next attempt."""
+        self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
+        self._metadata.set_status(doc_id, DocumentStatus.pending, chunk_count=0)
+        self._bm25.mark_dirty(kb_id)
 
     def close(self) -> None:
         self._closed = True
@@ -399,6 +434,9 @@ class IngestionService:
     ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
+            if doc.status == DocumentStatus.deleting:  # being deleted: nothing to index
+                results[doc_id] = doc
+                continue
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
                 item = self._prepare(doc)
@@ -542,12 +580,21 @@ class IngestionService:
 
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:
+        """Delete a document from every index. The deletion is recorded first (`deleting`):
+        a crash part-way leaves a document that start-up deletes, never a `completed` one with
+        indexes missing."""
         doc = self._metadata.get_document(doc_id, kb_id)
-        with self._locks.shared([kb_id]):
+        self._metadata.set_status(doc_id, DocumentStatus.deleting, chunk_count=doc.chunk_count)
+        self._bm25.mark_dirty(kb_id)  # out of keyword search at once
+        self._purge(doc)
+
+    def _purge(self, doc: Document) -> None:
+        """Remove a document being deleted: its indexes, then its row, then its file."""
+        with self._locks.shared([doc.kb_id]):
             self._remove_leftovers(doc)
-            self._metadata.delete_document(doc_id)
-        self._bm25.mark_dirty(kb_id)
-        self._files.delete(kb_id, doc_id, doc.file_type)
+            self._metadata.delete_document(doc.id)
+        self._bm25.mark_dirty(doc.kb_id)
+        self._files.delete(doc.kb_id, doc.id, doc.file_type)
 
     def documents(
         self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planrag.core.errors import InvalidInput
 from planrag.core.strategies import StrategyName, strategy_info
-from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
+from planrag.core.types import (
+    FusionInfo,
+    Hit,
+    HitMetadata,
+    KnowledgeBase,
+    PlainText,
+    normalise_date,
+    title_text,
+)
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.flat_l2 import flat_l2
 from planrag.executors.ner import ner_filter
@@ -32,12 +40,18 @@ RERANK_POOL = 25
 class RetrieveFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    doc_ids: list[str] | None = Field(default=None, max_length=1000)
-    authors: list[str] | None = Field(default=None, max_length=100)
-    domains: list[str] | None = Field(default=None, max_length=100)
+    doc_ids: list[PlainText] | None = Field(default=None, max_length=1000)
+    authors: list[PlainText] | None = Field(default=None, max_length=100)
+    domains: list[PlainText] | None = Field(default=None, max_length=100)
     date_from: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
     date_to: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    title_contains: str | None = Field(default=None, min_length=1, max_length=200)
+    title_contains: PlainText | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("date_from", "date_to")
+    @classmethod
+    def _real_date(cls, value: str | None) -> str | None:
+        """A calendar date, as uploads require (2024-13-45 is refused, not matched by nothing)."""
+        return None if value is None else normalise_date(value)
 
     def to_filter(self) -> Filter | None:
         items: list[Filter] = []

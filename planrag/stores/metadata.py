@@ -348,6 +348,22 @@ class MetadataStore:
                 for cid, did, tokens, title, filename, author, domain, date in s.execute(query)
             ]
 
+    def chunk_counts(
+        self, kb_id: str, doc_ids: list[str] | None = None
+    ) -> dict[str, tuple[int, int]]:
+        """Per document of the KB (or of `doc_ids`): (searchable chunk rows, those with BM25
+        tokens)."""
+        query = (
+            select(ChunkRow.doc_id, func.count(ChunkRow.id), func.count(ChunkRow.tokens))
+            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
+            .where(DocumentRow.kb_id == kb_id, ChunkRow.kind != ChunkKind.parent.value)
+            .group_by(ChunkRow.doc_id)
+        )
+        if doc_ids is not None:
+            query = query.where(ChunkRow.doc_id.in_(doc_ids))
+        with self.session() as s:
+            return {doc_id: (int(n), int(t)) for doc_id, n, t in s.execute(query)}
+
     def delete_chunks(self, doc_id: str) -> None:
         with self.session() as s:
             s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
