@@ -26,6 +26,7 @@ from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.web.console import CHROMIUM_ARGS, ServerProcess, ensure_console_built, require_chromium
 
 pytestmark = pytest.mark.slow
+expect.set_options(timeout=30_000)  # a loaded 2-core machine is slow; nothing here is timed
 
 KB_NAME = "사내 규정"
 PDF_PAGES = [
@@ -130,6 +131,8 @@ def test_dashboard_creates_a_knowledge_base(page: Page, shots: Path) -> None:
     dialog.get_by_label("이름").fill(KB_NAME)
     dialog.get_by_label("설명").fill("인사 규정과 원격 근무 지침")
     dialog.get_by_label("청킹 전략").select_option("context_aware")
+    dialog.get_by_label("청크 크기").fill("80")  # one chunk per PDF page
+    dialog.get_by_label("오버랩").fill("0")
     page.screenshot(path=shots / "create-kb.png")
     dialog.get_by_role("button", name="만들기").click()
     expect(page).to_have_url(re.compile(r"/kb/[0-9a-f-]{36}$"))
@@ -175,6 +178,7 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     # The chunk viewer shows the PDF's Korean text.
     pdf_row = page.locator("[data-testid=document-row][data-filename='연차규정.pdf']")
     pdf_row.get_by_role("button", name="청크 보기").click()
+    expect(page.get_by_test_id("chunk-list").locator("li")).to_have_count(2)
     expect(page.get_by_test_id("chunk-list")).to_contain_text("15일의 연차 휴가")
     page.keyboard.press("Escape")
 
@@ -211,6 +215,7 @@ def test_playground_finds_the_right_chunk_first(page: Page, shots: Path) -> None
     hits = page.get_by_test_id("hit")
     expect(hits.first).to_be_visible()
     expect(hits.first.get_by_test_id("hit-content")).to_contain_text("15일의 연차 휴가")
+    expect(hits.first.get_by_test_id("hit-content")).not_to_contain_text("출장비")  # page 2
     assert 1 <= hits.count() <= 3  # the KB's Top K, set in the previous test
     expect(hits.first.get_by_test_id("fusion")).to_be_visible()  # hybrid says how it fused
     page.screenshot(path=shots / "playground.png")
@@ -324,3 +329,21 @@ def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
     expect(sources).to_contain_text("spacex.txt")
     expect(sources).to_contain_text("일론 머스크는 SpaceX의 CEO이다")
     page.screenshot(path=shots / "graph.png")
+
+    # Graph search in the playground shows what the graph contributed.
+    page.goto(f"/kb/{graph_kb}/test")
+    page.get_by_test_id("playground-query").fill("일론 머스크가 CEO인 회사는?")
+    page.get_by_label("그래프 검색").check()
+    page.get_by_role("button", name="검색").click()
+    meta = page.get_by_test_id("graph-metadata")
+    expect(meta).to_contain_text("ontology")
+    expect(meta).to_contain_text("일론 머스크")
+    expect(page.get_by_test_id("hit").first).to_contain_text("SpaceX")
+    page.screenshot(path=shots / "playground-graph.png")
+
+    # Deleting the knowledge base asks first, then returns to the dashboard without it.
+    page.get_by_role("button", name="지식 베이스 삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_role("heading", name="지식 베이스", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("kb-card").filter(has_text="우주 산업")).to_have_count(0)
+    expect(page.get_by_test_id("kb-card").filter(has_text=KB_NAME)).to_have_count(1)
