@@ -329,3 +329,21 @@ def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
     expect(sources).to_contain_text("spacex.txt")
     expect(sources).to_contain_text("일론 머스크는 SpaceX의 CEO이다")
     page.screenshot(path=shots / "graph.png")
+
+    # Graph search in the playground shows what the graph contributed.
+    page.goto(f"/kb/{graph_kb}/test")
+    page.get_by_test_id("playground-query").fill("일론 머스크가 CEO인 회사는?")
+    page.get_by_label("그래프 검색").check()
+    page.get_by_role("button", name="검색").click()
+    meta = page.get_by_test_id("graph-metadata")
+    expect(meta).to_contain_text("ontology")
+    expect(meta).to_contain_text("일론 머스크")
+    expect(page.get_by_test_id("hit").first).to_contain_text("SpaceX")
+    page.screenshot(path=shots / "playground-graph.png")
+
+    # Deleting the knowledge base asks first, then returns to the dashboard without it.
+    page.get_by_role("button", name="지식 베이스 삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_role("heading", name="지식 베이스", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("kb-card").filter(has_text="우주 산업")).to_have_count(0)
+    expect(page.get_by_test_id("kb-card").filter(has_text=KB_NAME)).to_have_count(1)
