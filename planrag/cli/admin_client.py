@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -56,10 +57,18 @@ def announce(data_dir: Path, host: str, port: int) -> Iterator[None]:
     path = data_dir / SERVER_FILE
     local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     path.write_text(json.dumps({"url": f"http://{local}:{port}", "pid": os.getpid()}))
+    # uvicorn re-raises a SIGTERM after its graceful shutdown; let it end the block (and so
+    # remove the file) instead of killing the process on the spot.
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         yield
     finally:
+        signal.signal(signal.SIGTERM, previous)
         path.unlink(missing_ok=True)
+
+
+def _exit_cleanly(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def announced_url(data_dir: Path) -> str | None:

@@ -11,8 +11,9 @@ from planrag.core.types import PlainText
 from planrag.llm.chat import ChatClient, Message
 from planrag.prompts import render
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.answers import Passage, extractive_answer, is_korean
+from planrag.services.answers import Passage, is_korean
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.extractive import Extractor
 from planrag.services.json_documents import check_yyyymmdd
 
 SUMMARY_DOCUMENTS = 5
@@ -152,7 +153,7 @@ class PromptService:
                 result.fallback_reason = exc.message
         else:
             result.fallback_reason = "no LLM configured"
-        result.summary = extractive_answer(request.query, passages, [])
+        result.summary = Extractor(floor=0.0).answer(request.query, passages, None)
         result.fallback = "extractive"
         return result
 
