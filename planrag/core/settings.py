@@ -179,6 +179,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 8.0
     answer_timeout_s: float = 120.0
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    # What a request's `llm` may choose (spec 002 `llm.provider` / `llm.model`): the provider
+    # name of this endpoint, and models besides `model` it serves. Anything else is a 400.
+    provider: str = "openai"
+    allowed_models: list[str] = []
 
     @property
     def configured(self) -> bool:

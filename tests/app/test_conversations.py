@@ -194,3 +194,39 @@ def test_conversations_can_be_listed_and_deleted(plain: Served) -> None:
     assert httpx.delete(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 204
     assert httpx.get(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 404
     assert httpx.delete(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 404
+
+
+def test_speech_tone_sets_the_register_of_the_answer(with_llm: Served) -> None:
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    for tone, register in ((-1, "반말"), (1, "합쇼체")):
+        with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+        stream = with_llm.ask(question="2025년 인사 규정 변경", speech_tone=tone)
+        system = with_llm.script.requests[-1]["messages"][0]["content"]
+        assert register in system
+        assert register in data(stream, "end")["speech_tone"]
+    with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+    stream = with_llm.ask(question="2025년 인사 규정 변경")
+    assert "반말" not in with_llm.script.requests[-1]["messages"][0]["content"]
+    assert "speech_tone" not in data(stream, "end")
+
+
+def test_speech_tone_without_an_llm_says_which_was_asked(plain: Served) -> None:
+    stream = plain.ask(question="2025년 인사 규정 변경", speech_tone=1)
+    end = data(stream, "end")
+    assert end["answer_source"] == "extractive" and "합쇼체" in end["speech_tone"]
+    r = httpx.post(f"{plain.url}/ai/v2/ask", json={"question": "x", "speech_tone": 5})
+    assert r.status_code == 422
+
+
+def test_an_llm_choice_outside_the_allow_list_is_a_400(with_llm: Served) -> None:
+    for choice in ({"model": "gpt-unknown"}, {"provider": "gemini", "model": "test-model"}):
+        r = httpx.post(
+            f"{with_llm.url}/ai/v2/ask",
+            json={"question": "인사 규정", "knowledge_bases": ["hr"], "llm": choice},
+        )
+        assert r.status_code == 400, r.text
+        assert "PLANRAG_LLM__" in r.json()["error"]["message"]
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+    stream = with_llm.ask(question="인사 규정", llm={"provider": "openai", "model": "test-model"})
+    assert data(stream, "end")["answer_source"] == "llm"
