@@ -230,3 +230,45 @@ def test_an_llm_choice_outside_the_allow_list_is_a_400(with_llm: Served) -> None
     with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
     stream = with_llm.ask(question="인사 규정", llm={"provider": "openai", "model": "test-model"})
     assert data(stream, "end")["answer_source"] == "llm"
+
+
+def test_prompt_chat_is_grounded_when_given_knowledge_bases(plain: Served) -> None:
+    r = httpx.post(
+        f"{plain.url}/prompt/chat",
+        json={"query": "2025년 인사 규정 변경 알려줘", "knowledge_bases": ["hr"]},
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "extractive" and "[1]" in body["response"]
+    assert body["sources"][0]["doc_id"] == plain.ids["hr2025.md"]
+    missing = httpx.post(
+        f"{plain.url}/prompt/chat", json={"query": "x", "knowledge_bases": ["nope"]}, timeout=60
+    )
+    assert missing.status_code == 404 and "error" in missing.json()
+    # without knowledge bases it stays plain LLM chat (no LLM here: the spec's 503)
+    plain_chat = httpx.post(f"{plain.url}/prompt/chat", json={"query": "안녕"}, timeout=60)
+    assert plain_chat.status_code == 503 and "sources" not in plain_chat.json()
+
+
+def test_grounded_prompt_chat_with_an_llm_follows_the_history(with_llm: Served) -> None:
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    with_llm.script.replies += [
+        Reply(json.dumps({"standalone": "작년 인사 규정 변경"})),
+        Reply(json.dumps(plan)),
+        Reply("2024년에는 재택 근무가 정해졌습니다 [1]."),
+    ]
+    r = httpx.post(
+        f"{with_llm.url}/prompt/chat",
+        json={
+            "query": "그럼 작년에는?",
+            "knowledge_bases": ["hr"],
+            "history": [{"role": "user", "content": "2025년 인사 규정 변경 알려줘"}],
+            "now": NOW,
+        },
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "llm" and body["response"].endswith("[1].")
+    assert body["model"] == "test-model" and body["sources"]
