@@ -332,6 +332,14 @@ def eval_command(
     title_weight: Annotated[
         float, typer.Option(help="weights.title of dense scores (0 = chunk text only)")
     ] = 0.0,
+    graph: Annotated[
+        str,
+        typer.Option(
+            help="none | ontology | neo4j: the KB's graph backend; not none turns graph "
+            "search on (rule extractor unless PLANRAG_GRAPH__EXTRACTOR says otherwise)"
+        ),
+    ] = "none",
+    graph_hops: Annotated[int, typer.Option(help="relations traversed by graph search (1-5)")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
@@ -342,6 +350,11 @@ def eval_command(
     try:
         data = BeirDataset.load(dataset)
         extra = {"vector_store": store, **(json.loads(kb_settings) if kb_settings else {})}
+        if graph != "none":
+            extra["graph_backend"] = graph
+        graph_request = (
+            {"enable_graph_search": True, "graph_hops": graph_hops} if graph != "none" else {}
+        )
         if not 0.0 <= title_weight <= 1.0:
             raise InvalidInput("--title-weight must be between 0 and 1")
     except (PlanragError, json.JSONDecodeError) as exc:
@@ -367,6 +380,7 @@ def eval_command(
                     top_k=min(50, max(top_k, 10) * 3),
                     hybrid_mode=hybrid_mode,
                     weights={"chunk": 1.0 - title_weight, "title": title_weight},
+                    **graph_request,
                 )
         except PlanragError as exc:
             console.print(f"[red]error:[/red] {exc.message}")
