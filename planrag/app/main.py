@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, console, errors, observability
+from planrag.app import auth, console, errors, observability, openapi
 from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
@@ -122,4 +122,5 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(observability.router)
     console.install(app, settings)  # last: the console never shadows an API route
+    openapi.install(app, settings)  # the document says what the routes answer
     return app
