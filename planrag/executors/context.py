@@ -8,10 +8,10 @@ from functools import cached_property
 import numpy as np
 from pydantic import BaseModel, Field
 
+from planrag.core.filters import Filter
 from planrag.core.types import FusionInfo, KnowledgeBase
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
-from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorStore, title_weighted_search
 from planrag.text.tokenizer import tokenizer_for
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from planrag.core.filters import And, Contains, Filter, Or
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
-from planrag.stores.filters import And, Contains, Filter, Or
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 _QUOTED = re.compile(r"[\"“”'‘’「」『』]([^\"“”'‘’「」『』]{2,200})[\"“”'‘’「」『』]")

@@ -35,7 +35,7 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.stores.catalog import Catalog, DocumentFilter
+from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
@@ -77,17 +77,8 @@ def document_counter(catalog: Catalog) -> DocumentCounter:
     """How many documents of the plan's KBs its filters leave (the planner's relax check)."""
 
     def count(plan: SearchPlan, scope: PlanScope) -> int:
-        f = plan.filters
-        where = DocumentFilter(
-            doc_ids=f.doc_ids,
-            authors=f.authors,
-            domains=f.domains,
-            date_from=f.time.from_ if f.time else None,
-            date_to=f.time.to if f.time else None,
-            title_contains=f.title_contains,
-        )
         kb_ids = [kb.id for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases]
-        return catalog.count_documents(kb_ids, where)
+        return catalog.count_documents(kb_ids, plan.filters.to_retrieve())
 
     return count
 

@@ -27,6 +27,7 @@ from planrag.core.errors import (
     PlanragError,
     UploadTooLarge,
 )
+from planrag.core.filters import Eq, In
 from planrag.core.types import (
     Chunk,
     ChunkKind,
@@ -41,7 +42,6 @@ from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
-from planrag.stores.filters import Eq, In
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorRecord, VectorStore

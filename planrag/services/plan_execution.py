@@ -14,7 +14,6 @@ from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.retrieval import (
     RetrievalService,
-    RetrieveFilters,
     RetrieveRequest,
 )
 
@@ -90,21 +89,13 @@ class PlanExecutor:
     def _retrieve(
         self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
     ) -> list[Hit]:
-        f = plan.filters
         request = RetrieveRequest(
             query=(plan.query or question)[:2000],
             strategy=plan.strategy,
             top_k=plan.top_k,
             score_threshold=plan.threshold,
             hybrid_mode=plan.hybrid_mode,
-            filters=RetrieveFilters(
-                doc_ids=f.doc_ids or None,
-                authors=f.authors or None,
-                domains=f.domains or None,
-                date_from=f.time.from_ if f.time else None,
-                date_to=f.time.to if f.time else None,
-                title_contains=f.title_contains,
-            ),
+            filters=plan.filters.to_retrieve(),
             weights=(plan.weights if plan.weights.title > 0 else None),
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,

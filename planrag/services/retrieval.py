@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.errors import InvalidInput
+from planrag.core.filters import Filter, RetrieveFilters
 from planrag.core.strategies import StrategyName, strategy_info
 from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
 from planrag.executors.context import Candidate, QueryContext, SearchParams
@@ -19,46 +20,13 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
 from planrag.stores.bm25 import BM25Store
-from planrag.stores.filters import And, Contains, Filter, In, Range
+from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 from planrag.text.entities import extract_entities
 
 MAX_QUERY_CHARS = 2000
 RERANK_POOL = 25
-
-
-class RetrieveFilters(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    doc_ids: list[str] | None = Field(default=None, max_length=1000)
-    authors: list[str] | None = Field(default=None, max_length=100)
-    domains: list[str] | None = Field(default=None, max_length=100)
-    date_from: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    date_to: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    title_contains: str | None = Field(default=None, min_length=1, max_length=200)
-
-    def to_filter(self) -> Filter | None:
-        items: list[Filter] = []
-        if self.doc_ids:
-            items.append(In(field="doc_id", values=self.doc_ids))
-        if self.authors:
-            items.append(In(field="author", values=self.authors))
-        if self.domains:
-            items.append(In(field="domain", values=self.domains))
-        if self.date_from or self.date_to:
-            items.append(
-                Range(
-                    field="date",
-                    gte=int(self.date_from.replace("-", "")) if self.date_from else None,
-                    lte=int(self.date_to.replace("-", "")) if self.date_to else None,
-                )
-            )
-        if self.title_contains:
-            items.append(Contains(field="title", value=self.title_contains))
-        if not items:
-            return None
-        return items[0] if len(items) == 1 else And(items=items)
 
 
 # Spec 002's weights: dense score = chunk·cos(chunk) + title·cos(document title). One model for
@@ -124,6 +92,7 @@ class RetrievalService:
         self._embedders = embedders
         self._executors = executors
         self._rerankers = rerankers
+        self._catalog = Catalog(metadata.engine)
 
     def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
         kb = self._metadata.get_kb(kb_id)
@@ -142,7 +111,7 @@ class RetrievalService:
         )
         params = SearchParams(
             top_k=self._fetch_size(kb, request, top_k),
-            where=request.filters.to_filter() if request.filters else None,
+            where=self._where(kb, request.filters),
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
@@ -156,13 +125,19 @@ class RetrievalService:
     ) -> list[Hit]:
         """Chunks nearest to a caller-supplied (unit-normalised) query vector, best first."""
         kb = self._metadata.get_kb(kb_id)
-        where = filters.to_filter() if filters else None
+        where = self._where(kb, filters)
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
         found = [
             Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
             for h in self._vectors.search(kb.id, vector, fetch, where)
         ]
         return self._to_hits(kb, found, None)[:top_k]
+
+    def _where(self, kb: KnowledgeBase, filters: RetrieveFilters | None) -> Filter | None:
+        """The request's filters as the typed tree (tags resolved to this KB's documents)."""
+        if filters is None:
+            return None
+        return filters.to_filter(lambda tags: self._catalog.tagged_documents([kb.id], tags))
 
     def _title_texts(self, doc_ids: list[str]) -> dict[str, str]:
         return {d.id: title_text(d) for d in self._metadata.get_documents(doc_ids).values()}

@@ -27,7 +27,7 @@ import bm25s
 import numpy as np
 from pydantic import BaseModel
 
-from planrag.stores.filters import Filter, matches
+from planrag.core.filters import And, Contains, Eq, Filter, In, Or, Range
 from planrag.stores.job_queue import IndexVersions
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,29 @@ class LexicalHit(BaseModel):
     doc_id: str
     score: float  # normalised, [0, 1]
     raw: float  # BM25 score
+
+
+def matches(node: Filter, record: dict[str, object]) -> bool:
+    """Evaluate a filter on one record in Python (for indexes without a query language)."""
+    match node:
+        case Eq():
+            return record.get(node.field) == node.value
+        case In():
+            return record.get(node.field) in node.values
+        case Contains():
+            return node.value.lower() in str(record.get(node.field) or "").lower()
+        case Range():
+            value = record.get(node.field)
+            if not isinstance(value, int):
+                return False
+            return (node.gte is None or value >= node.gte) and (
+                node.lte is None or value <= node.lte
+            )
+        case And():
+            return all(matches(item, record) for item in node.items)
+        case Or():
+            return any(matches(item, record) for item in node.items)
+    raise TypeError(f"unknown filter node {node!r}")
 
 
 class LexicalIndex:

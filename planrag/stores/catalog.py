@@ -6,26 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel, Field
 from sqlalchemy import Engine, and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
+from planrag.core.filters import RetrieveFilters, has_tag
 from planrag.core.types import KbFacets
 from planrag.stores.tables import DocumentRow
 
 FACET_LIMIT = 50
 CACHE_TTL_S = 5.0
-
-
-class DocumentFilter(BaseModel):
-    """Metadata conditions on documents (the plan's filters, minus what only chunks know)."""
-
-    doc_ids: list[str] = Field(default_factory=list)
-    authors: list[str] = Field(default_factory=list)
-    domains: list[str] = Field(default_factory=list)
-    date_from: str | None = None
-    date_to: str | None = None
-    title_contains: str | None = None
 
 
 class Catalog:
@@ -74,9 +63,21 @@ class Catalog:
         ).all()
         return [r[0] for r in rows]
 
-    def count_documents(self, kb_ids: Iterable[str], where: DocumentFilter) -> int:
+    def tagged_documents(self, kb_ids: Iterable[str], tags: list[str]) -> list[str]:
+        """Ids of the documents of these KBs carrying any of the tags (case-insensitive). Tags
+        are a JSON list per document: matched here rather than in SQL, alike on every DB."""
+        query = select(DocumentRow.id, DocumentRow.tags).where(DocumentRow.kb_id.in_(list(kb_ids)))
+        with self._engine.connect() as conn:
+            return sorted(
+                doc_id for doc_id, doc_tags in conn.execute(query) if has_tag(doc_tags or [], tags)
+            )
+
+    def count_documents(self, kb_ids: Iterable[str], where: RetrieveFilters) -> int:
         """Documents in these KBs that the filter leaves."""
-        conditions: list[ColumnElement[bool]] = [DocumentRow.kb_id.in_(list(kb_ids))]
+        kb_ids = list(kb_ids)
+        conditions: list[ColumnElement[bool]] = [DocumentRow.kb_id.in_(kb_ids)]
+        if where.tags:
+            conditions.append(DocumentRow.id.in_(self.tagged_documents(kb_ids, where.tags)))
         if where.doc_ids:
             conditions.append(DocumentRow.id.in_(where.doc_ids))
         if where.authors:
@@ -84,9 +85,9 @@ class Catalog:
         if where.domains:
             conditions.append(DocumentRow.domain.in_(where.domains))
         if where.date_from:
-            conditions.append(DocumentRow.date >= where.date_from)
+            conditions.append(DocumentRow.date >= _iso_date(where.date_from))
         if where.date_to:
-            conditions.append(DocumentRow.date <= where.date_to)
+            conditions.append(DocumentRow.date <= _iso_date(where.date_to))
         if where.title_contains:
             pattern = f"%{_escape_like(where.title_contains)}%"
             conditions.append(
@@ -97,6 +98,12 @@ class Catalog:
             )
         with self._engine.connect() as conn:
             return int(conn.execute(select(func.count()).where(and_(*conditions))).scalar_one())
+
+
+def _iso_date(value: str) -> str:
+    """YYYYMMDD or YYYY-MM-DD → YYYY-MM-DD (how documents' dates are stored)."""
+    digits = value.replace("-", "")
+    return f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}"
 
 
 def _escape_like(value: str) -> str:

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable
 
 from planrag.core.errors import StoreUnavailable
+from planrag.core.filters import Filter
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorRecord, VectorStore
 
 StoreOf = Callable[[str], str | None]

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from planrag.core.filters import Eq
 from planrag.core.settings import Settings
 from planrag.services.runtime import Runtime
-from planrag.stores.filters import Eq
 
 pytestmark = pytest.mark.slow
 

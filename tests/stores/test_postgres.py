@@ -14,8 +14,8 @@ import psycopg
 import pytest
 
 from planrag.core.errors import StoreUnavailable
+from planrag.core.filters import Eq
 from planrag.core.settings import PgSettings
-from planrag.stores.filters import Eq
 from planrag.stores.pgvector import PgVectorStore, table_name
 from planrag.stores.postgres import EmbeddedPostgres, PostgresProvider, pgserver_bin_dir
 from planrag.stores.vector import VectorRecord
