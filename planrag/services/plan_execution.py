@@ -5,13 +5,13 @@ passages an answer may cite."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from planrag.core.errors import ModelUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
+from planrag.services.ask_events import SearchStages
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveRequest,
@@ -30,7 +30,7 @@ class PlanExecutor:
 
     def execute(
         self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
-    ) -> tuple[list[Passage], dict[str, Any]]:
+    ) -> tuple[list[Passage], SearchStages]:
         """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
@@ -81,9 +81,7 @@ class PlanExecutor:
             )
             for i, (name, hit) in enumerate(found, start=1)
         ]
-        stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
-        if notes:
-            stages["notes"] = notes
+        stages = SearchStages(retrieved=per_kb, merged=merged, passages=len(passages), notes=notes)
         return passages, stages
 
     def _retrieve(

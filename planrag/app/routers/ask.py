@@ -15,6 +15,7 @@ from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.ask import AskRequest, PlanRequest
+from planrag.services.ask_events import event_data
 from planrag.stores.traces import Trace, TraceSummary
 
 router = APIRouter(prefix="/ai/v2", tags=["ask (spec 002)"])
@@ -59,7 +60,7 @@ async def ask(
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:
             yield ServerSentEvent(
-                event=item.event, data=json.dumps(item.data, ensure_ascii=False, default=str)
+                event=item.event, data=json.dumps(event_data(item), ensure_ascii=False)
             )
 
     return EventSourceResponse(

@@ -217,7 +217,7 @@ def _background(
     request = AskRequest(question=body.query, knowledge_bases=[kb.name for kb in kbs])
     outcome = runtime.ask.run(request, access.readable())
     if outcome.error:
-        raise PlanragError(outcome.error["message"])
+        raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb.name for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
     return BackgroundResult(
