@@ -33,6 +33,14 @@ class In(BaseModel):
     values: list[str] = Field(max_length=100_000)
 
 
+class NotIn(BaseModel):
+    """The field's value is none of `values` (documents still being indexed are hidden so)."""
+
+    op: Literal["not_in"] = "not_in"
+    field: StringField
+    values: list[str] = Field(max_length=100_000)
+
+
 class Contains(BaseModel):
     """Substring match (`LIKE '%v%'`)."""
 
@@ -60,7 +68,7 @@ class Or(BaseModel):
     items: list[Filter]
 
 
-Filter = Annotated[Eq | In | Contains | Range | And | Or, Field(discriminator="op")]
+Filter = Annotated[Eq | In | NotIn | Contains | Range | And | Or, Field(discriminator="op")]
 And.model_rebuild()
 Or.model_rebuild()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from planrag.core.types import FusionInfo
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
-from planrag.stores.bm25 import LexicalHit
+from planrag.stores.lexical import LexicalHit
 from planrag.stores.vector import VectorHit
 
 POOL_FACTOR = 4
@@ -31,7 +31,7 @@ class HybridExecutor(BaseExecutor):
         rrf_k = params.rrf_k if params.hybrid_mode == "parallel" else None
         fusion = self.deps.calibrator.fusion(ctx, params.hybrid_mode, rrf_k)
         pool = max(MIN_POOL, params.top_k * POOL_FACTOR)
-        lexical = ctx.bm25.search(ctx.kb.id, ctx.tokens, pool, params.where)
+        lexical = ctx.stores.lexical.search(ctx.kb.id, ctx.tokens, pool, params.where)
         if not lexical:  # nothing matches a query word: only the dense leg can answer
             fusion = fusion.model_copy(
                 update={"dense_weight": 1.0, "lexical_weight": 0.0, "reason": "no lexical match"}
@@ -75,7 +75,7 @@ class _Legs:
             self.titles.update(titles)
         missing = [c for c in self.docs if c not in self.lexical]
         if missing:
-            self.lexical.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing))
+            self.lexical.update(ctx.stores.lexical.scores_for(ctx.kb.id, ctx.tokens, missing))
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
         score = fusion.lexical_weight * self.lexical.get(chunk_id, 0.0)

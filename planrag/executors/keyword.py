@@ -43,13 +43,4 @@ class KeywordExecutor(BaseExecutor):
             return []
         where = matched if params.where is None else And(items=[params.where, matched])
         hits = ctx.dense_search(params.top_k, where, params.title_weight)
-        return [
-            Candidate(
-                chunk_id=h.chunk_id,
-                doc_id=h.doc_id,
-                score=h.score,
-                dense=h.score,
-                title=h.title_score,
-            )
-            for h in hits
-        ]
+        return [Candidate.from_vector_hit(h) for h in hits]

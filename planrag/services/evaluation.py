@@ -100,6 +100,7 @@ def ingest_corpus(
                 raise InvalidInput(f"corpus entry {mapping[indexed.id]} failed: {indexed.error}")
         if progress:
             progress("ingest", min(start + UPLOAD_BATCH, len(entries)), len(entries))
+    runtime.calibrator.refresh(kb_id, force=True)  # the whole corpus, as its first query did
     return mapping
 
 

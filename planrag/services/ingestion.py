@@ -107,8 +107,12 @@ class IngestionService:
         concurrency: int,
         queue: JobQueue | None = None,
         graph: GraphIndexer | None = None,
+        on_indexed: Callable[[str], object] | None = None,
     ) -> None:
         self._graph = graph
+        # Called with a KB's id when a batch of its documents finished indexing (fusion
+        # calibration runs there, never in a search).
+        self._on_indexed = on_indexed
         self._metadata = metadata
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
         # and `planrag worker` processes) instead of this process's thread pool.
@@ -385,7 +389,17 @@ class IngestionService:
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
+        self._indexed({item.doc.kb_id for item in prepared})
         return [results[d] for d in doc_ids]
+
+    def _indexed(self, kb_ids: set[str]) -> None:
+        if self._on_indexed is None:
+            return
+        for kb_id in sorted(kb_ids):
+            try:
+                self._on_indexed(kb_id)
+            except Exception:  # the documents are indexed; only the calibration failed
+                log.exception("after indexing knowledge base %s", kb_id)
 
     def _prepare(self, doc: Document) -> _Prepared:
         """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""

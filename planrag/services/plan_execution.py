@@ -9,6 +9,7 @@ import logging
 from planrag.core.errors import ModelUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
+from planrag.executors.pipeline import sort_and_limit
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages
@@ -18,9 +19,6 @@ from planrag.services.retrieval import (
 )
 
 log = logging.getLogger(__name__)
-
-# With sort newest/oldest, candidates below this fraction of the best score are dropped first.
-SORT_RELEVANCE_FLOOR = 0.5
 
 
 class PlanExecutor:
@@ -48,25 +46,15 @@ class PlanExecutor:
             found.extend((name, h) for h in hits)
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
-        found.sort(key=lambda item: -item[1].score)
         merged = len(found)
-        if plan.limit:  # `limit` counts documents: keep each one's best passage
-            best: dict[str, tuple[str, Hit]] = {}
-            for item in found:
-                best.setdefault(item[1].doc_id, item)
-            found = list(best.values())
-        if plan.sort != "relevance":
-            # Date order among the relevant only: a weak match must not win by being recent.
-            if found:
-                floor = found[0][1].score * SORT_RELEVANCE_FLOOR
-                found = [x for x in found if x[1].score >= floor]
-            newest = plan.sort == "newest"
-            dated = [x for x in found if x[1].metadata.date]
-            undated = [x for x in found if not x[1].metadata.date]
-            dated.sort(key=lambda x: x[1].metadata.date or "", reverse=newest)
-            found = dated + undated
-        if plan.limit:
-            found = found[: plan.limit]
+        found = sort_and_limit(
+            found,
+            plan.sort,
+            plan.limit,
+            score=lambda item: item[1].score,
+            date=lambda item: item[1].metadata.date,
+            doc=lambda item: item[1].doc_id,
+        )
         found = found[: self._max_passages]
         passages = [
             Passage(

@@ -8,22 +8,20 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.errors import InvalidInput
-from planrag.core.filters import Filter, RetrieveFilters
+from planrag.core.filters import And, Filter, NotIn, RetrieveFilters
 from planrag.core.strategies import StrategyName, strategy_info
 from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.flat_l2 import flat_l2
-from planrag.executors.ner import ner_filter
+from planrag.executors.pipeline import FlatL2Step, PostProcessing, RerankStep, post_process
 from planrag.executors.registry import ExecutorRegistry
-from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
-from planrag.stores.bm25 import BM25Store
+from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
+from planrag.stores.lexical import LexicalStore
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
-from planrag.text.entities import extract_entities
 
 MAX_QUERY_CHARS = 2000
 RERANK_POOL = 25
@@ -81,7 +79,7 @@ class RetrievalService:
         self,
         metadata: MetadataStore,
         vectors: VectorStore,
-        bm25: BM25Store,
+        bm25: LexicalStore,
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
         rerankers: RerankerRegistry,
@@ -93,6 +91,7 @@ class RetrievalService:
         self._executors = executors
         self._rerankers = rerankers
         self._catalog = Catalog(metadata.engine)
+        self._stores = StoreBundle(vector=vectors, lexical=bm25)
 
     def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
         kb = self._metadata.get_kb(kb_id)
@@ -107,17 +106,22 @@ class RetrievalService:
         )
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
         ctx = QueryContext(
-            kb, request.query, embedder, self._vectors, self._bm25, self._title_texts
+            kb,
+            request.query,
+            embedder,
+            self._stores,
+            self._title_texts,
+            hidden=self._catalog.unfinished_documents(kb.id),
         )
+        steps = self._steps(request, threshold)
         params = SearchParams(
-            top_k=self._fetch_size(kb, request, top_k),
+            top_k=self._fetch_size(kb, steps, top_k),
             where=self._where(kb, request.filters),
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
         )
-        found = self._post_process(ctx, request, executor.run(ctx, params))
-        found = [c for c in found if c.score >= threshold]
+        found = post_process(ctx, executor.run(ctx, params), steps, self._texts, self._rerankers)
         return self._to_hits(kb, found, ctx.fusion)[:top_k]
 
     def similar_chunks(
@@ -126,10 +130,13 @@ class RetrievalService:
         """Chunks nearest to a caller-supplied (unit-normalised) query vector, best first."""
         kb = self._metadata.get_kb(kb_id)
         where = self._where(kb, filters)
+        hidden = self._catalog.unfinished_documents(kb.id)
+        if hidden:
+            unfinished = NotIn(field="doc_id", values=hidden)
+            where = unfinished if where is None else And(items=[where, unfinished])
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
         found = [
-            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
-            for h in self._vectors.search(kb.id, vector, fetch, where)
+            Candidate.from_vector_hit(h) for h in self._vectors.search(kb.id, vector, fetch, where)
         ]
         return self._to_hits(kb, found, None)[:top_k]
 
@@ -143,43 +150,30 @@ class RetrievalService:
         return {d.id: title_text(d) for d in self._metadata.get_documents(doc_ids).values()}
 
     @staticmethod
-    def _fetch_size(kb: KnowledgeBase, request: RetrieveRequest, top_k: int) -> int:
+    def _fetch_size(kb: KnowledgeBase, steps: PostProcessing, top_k: int) -> int:
         fetch = top_k
-        if request.use_reranker or request.use_ner_filter or request.use_brute_force:
+        if steps.needs_pool:
             fetch = max(fetch, RERANK_POOL)  # post-processing needs candidates to choose from
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
         return fetch * 3 if kb.chunking.strategy == "parent_child" else fetch
 
-    def _post_process(
-        self, ctx: QueryContext, request: RetrieveRequest, found: list[Candidate]
-    ) -> list[Candidate]:
-        """rerank → NER filter → flat L2, each optional (DESIGN.md's post-processing order)."""
-        if request.use_reranker or request.use_ner_filter:
-            texts = {
-                cid: c.text
-                for cid, c in self._metadata.get_chunks(c.chunk_id for c in found).items()
-            }
-            if request.use_reranker:
-                found = rerank(
-                    found,
-                    ctx.text,
-                    texts,
-                    self._rerankers,
-                    request.reranker_top_k,
-                    request.reranker_threshold,
-                )
-            if request.use_ner_filter:
-                found = ner_filter(found, extract_entities(ctx.text), texts)
-        if request.use_brute_force:
-            vectors = self._vectors.get_vectors(ctx.kb.id, [c.chunk_id for c in found])
-            found = flat_l2(
-                found,
-                ctx.vector,
-                vectors,
-                request.brute_force_top_k,
-                request.brute_force_threshold,
+    @staticmethod
+    def _steps(request: RetrieveRequest, threshold: float) -> PostProcessing:
+        return PostProcessing(
+            rerank=RerankStep(top_k=request.reranker_top_k, threshold=request.reranker_threshold)
+            if request.use_reranker
+            else None,
+            ner_filter=request.use_ner_filter,
+            flat_l2=FlatL2Step(
+                top_k=request.brute_force_top_k, threshold=request.brute_force_threshold
             )
-        return found
+            if request.use_brute_force
+            else None,
+            threshold=threshold,
+        )
+
+    def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        return {cid: c.text for cid, c in self._metadata.get_chunks(chunk_ids).items()}
 
     def _to_hits(
         self, kb: KnowledgeBase, found: list[Candidate], fusion: FusionInfo | None

@@ -47,14 +47,15 @@ from planrag.text.tokenizer import load_user_dictionary
 log = logging.getLogger(__name__)
 
 
-def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> ExecutorRegistry:
-    """The whitelist: one executor per allowed strategy."""
+def build_calibrator(
+    metadata: MetadataStore, bm25: BM25Store, embedders: EmbedderRegistry
+) -> FusionCalibrator:
+    """Hybrid fusion weights per KB, measured after indexing (and on demand)."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
-    calibrator = FusionCalibrator(metadata.sample_chunks, save)
-    return ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
+    return FusionCalibrator(metadata.sample_chunks, save, metadata.get_kb, bm25, embedders)
 
 
 def open_vector_stores(
@@ -124,6 +125,7 @@ class Runtime:
     bm25: BM25Store
     executors: ExecutorRegistry
     rerankers: RerankerRegistry
+    calibrator: FusionCalibrator
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
@@ -149,7 +151,8 @@ class Runtime:
         versions = IndexVersions(engine, "lexical") if shared else None
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         rerankers = RerankerRegistry(settings.rerank, settings.llm)
-        executors = build_executors(metadata, rerankers)
+        calibrator = build_calibrator(metadata, bm25, embedders)
+        executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
         graphs = open_graph_stores(settings)
         chat = ChatClient(settings.llm)
         graph_indexer = GraphIndexer(
@@ -164,6 +167,7 @@ class Runtime:
             bm25=bm25,
             executors=executors,
             rerankers=rerankers,
+            calibrator=calibrator,
             knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
             ingestion=IngestionService(
                 metadata,
@@ -176,6 +180,7 @@ class Runtime:
                 concurrency=settings.ingest.concurrency,
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
+                on_indexed=calibrator.refresh,
             ),
             retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
             postgres=postgres,

@@ -20,38 +20,20 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import bm25s
 import numpy as np
-from pydantic import BaseModel
 
-from planrag.core.filters import And, Contains, Eq, Filter, In, Or, Range
+from planrag.core.filters import And, Contains, Eq, Filter, In, NotIn, Or, Range
 from planrag.stores.job_queue import IndexVersions
+from planrag.stores.lexical import LexicalHit, LexicalRow, RowSource
 
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 K1 = 1.5
 B = 0.75
-
-
-class LexicalRow(BaseModel):
-    chunk_id: str
-    doc_id: str
-    tokens: list[str]
-    title: str = ""
-    author: str = ""
-    domain: str = ""
-    date: int = 0
-
-
-class LexicalHit(BaseModel):
-    chunk_id: str
-    doc_id: str
-    score: float  # normalised, [0, 1]
-    raw: float  # BM25 score
 
 
 def matches(node: Filter, record: dict[str, object]) -> bool:
@@ -61,6 +43,8 @@ def matches(node: Filter, record: dict[str, object]) -> bool:
             return record.get(node.field) == node.value
         case In():
             return record.get(node.field) in node.values
+        case NotIn():
+            return record.get(node.field) not in node.values
         case Contains():
             return node.value.lower() in str(record.get(node.field) or "").lower()
         case Range():
@@ -213,9 +197,6 @@ class LexicalIndex:
         return cls(retriever, rows)
 
 
-RowSource = Callable[[str], list[LexicalRow]]
-
-
 class BM25Store:
     """Per-KB BM25 indexes under a directory, rebuilt from `source` when dirty.
 
@@ -276,6 +257,9 @@ class BM25Store:
 
     def scores_for(self, kb_id: str, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
         return self.index(kb_id).scores_for(tokens, chunk_ids)
+
+    def size(self, kb_id: str) -> int:
+        return len(self.index(kb_id))
 
     def drop(self, kb_id: str) -> None:
         with self._lock(kb_id):

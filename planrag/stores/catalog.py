@@ -10,7 +10,7 @@ from sqlalchemy import Engine, and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from planrag.core.filters import RetrieveFilters, has_tag
-from planrag.core.types import KbFacets
+from planrag.core.types import DocumentStatus, KbFacets
 from planrag.stores.tables import DocumentRow
 
 FACET_LIMIT = 50
@@ -71,6 +71,15 @@ class Catalog:
             return sorted(
                 doc_id for doc_id, doc_tags in conn.execute(query) if has_tag(doc_tags or [], tags)
             )
+
+    def unfinished_documents(self, kb_id: str) -> list[str]:
+        """Documents of the KB not (or no longer) completed: their vectors may exist while their
+        BM25 terms do not, so searches hide them until they are searchable everywhere."""
+        query = select(DocumentRow.id).where(
+            DocumentRow.kb_id == kb_id, DocumentRow.status != DocumentStatus.completed.value
+        )
+        with self._engine.connect() as conn:
+            return sorted(conn.execute(query).scalars())
 
     def count_documents(self, kb_ids: Iterable[str], where: RetrieveFilters) -> int:
         """Documents in these KBs that the filter leaves."""

@@ -24,7 +24,7 @@ from planrag.core.types import (
     KnowledgeBase,
     KnowledgeBaseStats,
 )
-from planrag.stores.bm25 import LexicalRow
+from planrag.stores.lexical import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
 
 KB_UPDATABLE = {

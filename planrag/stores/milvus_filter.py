@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from planrag.core.filters import And, Contains, Eq, Filter, In, Or, Range
+from planrag.core.filters import And, Contains, Eq, Filter, In, NotIn, Or, Range
 
 
 def milvus_string(value: str) -> str:
@@ -32,6 +32,10 @@ def render_milvus(node: Filter | None) -> str:
             return f"{node.field} == {milvus_string(node.value)}"
         case In():
             return f"{node.field} in [{', '.join(milvus_string(v) for v in node.values)}]"
+        case NotIn():
+            if not node.values:
+                return ""
+            return f"{node.field} not in [{', '.join(milvus_string(v) for v in node.values)}]"
         case Contains():
             return f"{node.field} like {_like_pattern(node.value)}"
         case Range():

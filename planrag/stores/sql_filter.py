@@ -7,7 +7,7 @@ from typing import Any
 
 from psycopg import sql
 
-from planrag.core.filters import And, Contains, Eq, Filter, In, Or, Range
+from planrag.core.filters import And, Contains, Eq, Filter, In, NotIn, Or, Range
 
 
 def _sql_like(value: str) -> str:
@@ -29,6 +29,8 @@ def render_sql(node: Filter | None) -> tuple[sql.Composable, list[Any]]:
             return sql.SQL("{} = %s").format(column), [node.value]
         case In():
             return sql.SQL("{} = ANY(%s)").format(column), [list(node.values)]
+        case NotIn():
+            return sql.SQL("NOT ({} = ANY(%s))").format(column), [list(node.values)]
         case Contains():
             return sql.SQL("{} LIKE %s").format(column), [_sql_like(node.value)]
         case Range():
