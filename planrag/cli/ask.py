@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from planrag.core.errors import PlanragError
+from planrag.runtime import Runtime
 from planrag.services.ask import AskRequest, PlanRequest
 from planrag.services.ask_events import (
     AnswerEvent,
@@ -20,7 +21,6 @@ from planrag.services.ask_events import (
     SearchPlanEvent,
     event_data,
 )
-from planrag.services.runtime import Runtime
 
 console = Console(stderr=True)
 KbOption = Annotated[

@@ -17,7 +17,7 @@ import pytest
 
 from planrag.core.filters import Eq
 from planrag.core.settings import Settings
-from planrag.services.runtime import Runtime
+from planrag.runtime import Runtime
 
 pytestmark = pytest.mark.slow
 

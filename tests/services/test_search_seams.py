@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from planrag.executors.fusion import MIN_CHUNKS, FusionCalibrator
+from planrag.runtime import Runtime
 from planrag.services.ingestion import IngestionService, UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
 
 TOPICS = [
     "The museum is closed on Mondays and opens at nine on every other day of the week.",

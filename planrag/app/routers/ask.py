@@ -12,7 +12,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, AskDep, SettingsDep
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.ask import AskRequest, PlanRequest
 from planrag.services.ask_events import event_data
@@ -48,14 +48,18 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
     openapi_extra={"requestBody": {"content": {"application/json": {"example": ASK_EXAMPLE}}}},
 )
 async def ask(
-    request: AskRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
+    request: AskRequest,
+    service: AskDep,
+    settings: SettingsDep,
+    access: AccessDep,
+    principal: PrincipalDep,
 ) -> EventSourceResponse:
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
     # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
-    scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
-    events = runtime.ask.ask(request, scope, readable, principal.name)
+    scope = await run_in_threadpool(service.scope, request, readable, request.doc_id)
+    events = service.ask(request, scope, readable, principal.name)
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:
@@ -64,7 +68,7 @@ async def ask(
             )
 
     return EventSourceResponse(
-        stream(), ping=runtime.settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
+        stream(), ping=settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
     )
 
 
@@ -86,29 +90,29 @@ async def ask(
         }
     },
 )
-async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+async def plan(request: PlanRequest, service: AskDep, access: AccessDep) -> PlanEnvelope:
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
-    return await run_in_threadpool(runtime.ask.plan, request, readable)
+    return await run_in_threadpool(service.plan, request, readable)
 
 
 @router.get("/traces", response_model=list[TraceSummary], summary="Stored asks, newest first")
 async def list_traces(
-    runtime: RuntimeDep,
+    service: AskDep,
     access: AccessDep,
     limit: int = Query(default=50, ge=1, le=500, examples=[20]),
     offset: int = Query(default=0, ge=0, examples=[0]),
 ) -> list[TraceSummary]:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
-    return await run_in_threadpool(runtime.ask.traces.list, limit, offset, readable)
+    return await run_in_threadpool(service.traces.list, limit, offset, readable)
 
 
 @router.get("/traces/{trace_id}", response_model=Trace, summary="One ask's full trace")
 async def get_trace(
     trace_id: Annotated[str, Path(examples=["6f1c2a9e-0c1d-4b8e-9f3a-2d5e7c1b4a60"])],
-    runtime: RuntimeDep,
+    service: AskDep,
     access: AccessDep,
 ) -> Trace:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
-    return await run_in_threadpool(runtime.ask.traces.get, trace_id, readable)
+    return await run_in_threadpool(service.traces.get, trace_id, readable)

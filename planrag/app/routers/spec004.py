@@ -20,9 +20,9 @@ from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
+from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest
-from planrag.services.runtime import Runtime
 
 TAG = "spec-004"
 URI_SCHEME = "rag://"

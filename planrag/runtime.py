@@ -1,4 +1,6 @@
-"""The composition root: opens every store once and wires the services (HTTP and CLI share it)."""
+"""The composition root: opens every store once and wires the services (HTTP and CLI share it).
+
+It sits above `services/` (nothing in services imports it), so the wiring never cycles."""
 
 from __future__ import annotations
 
@@ -20,11 +22,17 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
+from planrag.services.collections import CollectionService
 from planrag.services.dialects import DialectServices
+from planrag.services.document_search import DocumentSearch
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_view import GraphExplorer
+from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
+from planrag.services.json_documents import JsonDocumentService
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.rag_pipeline import RagPipeline
+from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -126,6 +134,7 @@ class Runtime:
     executors: ExecutorRegistry
     rerankers: RerankerRegistry
     calibrator: FusionCalibrator
+    chat: ChatClient
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
@@ -150,11 +159,11 @@ class Runtime:
         shared = settings.ingest.queue == "database"
         versions = IndexVersions(engine, "lexical") if shared else None
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
-        rerankers = RerankerRegistry(settings.rerank, settings.llm)
+        chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
+        rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
         calibrator = build_calibrator(metadata, bm25, embedders)
         executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
         graphs = open_graph_stores(settings)
-        chat = ChatClient(settings.llm)
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
@@ -168,6 +177,7 @@ class Runtime:
             executors=executors,
             rerankers=rerankers,
             calibrator=calibrator,
+            chat=chat,
             knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
             ingestion=IngestionService(
                 metadata,
@@ -190,7 +200,16 @@ class Runtime:
     @cached_property
     def dialects(self) -> DialectServices:
         """The use cases behind the spec 000/003/004 API dialects."""
-        return DialectServices.build(self)
+        rerank = RerankService(self.rerankers)
+        search = DocumentSearch(self.metadata, self.retrieval, rerank)
+        return DialectServices(
+            documents=JsonDocumentService(self.metadata, self.ingestion),
+            search=search,
+            pipeline=RagPipeline(search, self.retrieval, self.embedders),
+            rerank=rerank,
+            collections=CollectionService(self.vectors),
+            health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
+        )
 
     @cached_property
     def auth(self) -> AuthService:
@@ -201,11 +220,6 @@ class Runtime:
     def graph_explorer(self) -> GraphExplorer:
         """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
         return GraphExplorer(self.metadata, self.graphs)
-
-    @cached_property
-    def chat(self) -> ChatClient:
-        """The OpenAI-compatible LLM client (planner, answers, /prompt endpoints)."""
-        return ChatClient(self.settings.llm)
 
     @cached_property
     def ask(self) -> AskService:
