@@ -23,9 +23,11 @@ from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.collections import CollectionService
+from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
 from planrag.services.document_search import DocumentSearch
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
@@ -33,9 +35,12 @@ from planrag.services.json_documents import JsonDocumentService
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.rag_pipeline import RagPipeline
 from planrag.services.reranking import RerankService
+from planrag.services.kb_locks import KbLocks
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
+from planrag.stores.conversations import ConversationStore
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
 from planrag.stores.graph import GraphStore
@@ -73,11 +78,12 @@ def open_vector_stores(
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
     milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
 
-    def store_of(kb_id: str) -> str | None:
+    def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
-            return metadata.get_kb(kb_id).vector_store
+            kb = metadata.get_kb(kb_id)
         except KnowledgeBaseNotFound:
             return None
+        return kb.vector_store, kb.vector_generation
 
     router = VectorStoreRouter(
         store_of,
@@ -85,6 +91,7 @@ def open_vector_stores(
             "milvus": lambda: milvus,
             "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
         },
+        shared=settings.ingest.queue == "database",
     )
     router.opened("milvus")  # registered as open, so that close() closes it
     return router
@@ -139,6 +146,7 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    reindex: ReindexService
     graphs: GraphStores
 
     @classmethod
@@ -167,6 +175,7 @@ class Runtime:
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
+        locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -191,10 +200,27 @@ class Runtime:
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
                 on_indexed=calibrator.refresh,
+                locks=locks,
             ),
-            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
+            retrieval=RetrievalService(
+                metadata,
+                vectors,
+                bm25,
+                embedders,
+                executors,
+                rerankers,
+                GraphRetrieval(graphs, metadata, settings.graph.boost),
+            ),
             postgres=postgres,
             graphs=graphs,
+            reindex=ReindexService(
+                metadata,
+                vectors,
+                embedders,
+                locks,
+                batch=settings.embedding.batch_size,
+                shared=settings.ingest.queue == "database",
+            ),
         )
 
     @cached_property
@@ -228,6 +254,15 @@ class Runtime:
             self.settings, self.metadata, self.retrieval, self.chat, self.executors.strategies
         )
 
+    @cached_property
+    def conversations(self) -> ConversationService:
+        """Follow-up questions: standalone questions and the turns the server keeps."""
+        ask = self.settings.ask
+        store = ConversationStore(
+            self.metadata.engine, ask.conversation_max_turns, ask.conversation_ttl_days
+        )
+        return ConversationService(store, self.chat, ask, self.settings.planner)
+
     def warm_up(self) -> threading.Thread:
         """Load the default embedding model in the background so the first request is quick."""
 
@@ -245,6 +280,7 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        self.reindex.close()
         self.vectors.close()
         self.graphs.close()
         self.metadata.engine.dispose()

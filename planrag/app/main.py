@@ -10,13 +10,15 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, console, errors, observability
+from planrag.app import auth, console, errors, observability, openapi
+from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
     documents,
     graph,
     knowledge_bases,
+    openai_chat,
     retrieve,
     spec000_prompt,
     spec000_rag,
@@ -43,6 +45,14 @@ TAGS = [
         "description": "Planned question answering over SSE, plan inspection, stored traces",
     },
     {"name": "system", "description": "Health"},
+    {
+        "name": "openai-compatible",
+        "description": "The OpenAI chat convention: /v1/chat/completions and /v1/models",
+    },
+    {
+        "name": "openai-compatible",
+        "description": "The OpenAI chat convention: /v1/chat/completions and /v1/models",
+    },
     {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
     {"name": "admin", "description": "API keys and users (admin keys and users only)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
@@ -77,6 +87,9 @@ def create_app(
         app.state.runtime = runtime
         telemetry.set_queue_depth_source(lambda: runtime.ingestion.queue_depth)
         runtime.warm_up()
+        failed = await run_in_threadpool(runtime.reindex.recover)
+        if failed:
+            log.warning("%d interrupted reindex(es): the old vectors serve", len(failed))
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
             log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))
@@ -100,11 +113,14 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
+    app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
+    routers = (knowledge_bases, graph, documents, retrieve, ask, system, openai_chat)
+    for router in (*routers, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(admin.router)
     app.include_router(observability.router)
     console.install(app, settings)  # last: the console never shadows an API route
+    openapi.install(app, settings)  # the document says what the routes answer
     return app

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -30,6 +31,7 @@ from planrag.stores.principals import ApiKey, PrincipalStore, User
 
 SERVER_FILE = "server.json"
 TIMEOUT_S = 30.0
+PROBE_TIMEOUT_S = 5.0
 
 
 class AdminClient(Protocol):
@@ -55,19 +57,30 @@ def announce(data_dir: Path, host: str, port: int) -> Iterator[None]:
     path = data_dir / SERVER_FILE
     local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     path.write_text(json.dumps({"url": f"http://{local}:{port}", "pid": os.getpid()}))
+    # uvicorn re-raises a SIGTERM after its graceful shutdown; let it end the block (and so
+    # remove the file) instead of killing the process on the spot.
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         yield
     finally:
+        signal.signal(signal.SIGTERM, previous)
         path.unlink(missing_ok=True)
 
 
+def _exit_cleanly(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 def announced_url(data_dir: Path) -> str | None:
-    """The URL of the live server announced for this data dir, if any."""
+    """The URL of the live server announced for this data dir, if any (its process exists and
+    it answers; a file left by a killed server is ignored)."""
     try:
         info = json.loads((data_dir / SERVER_FILE).read_text())
         os.kill(int(info["pid"]), 0)  # raises if that process is gone
-        return str(info["url"])
-    except (OSError, ValueError, KeyError, TypeError):
+        url = str(info["url"])
+        httpx.get(f"{url}/healthz", timeout=PROBE_TIMEOUT_S)
+        return url
+    except (OSError, ValueError, KeyError, TypeError, httpx.HTTPError):
         return None
 
 

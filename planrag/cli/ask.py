@@ -71,7 +71,8 @@ def register(app: typer.Typer, open_runtime: Callable[[], Runtime]) -> None:
         time = p.filters.time
         if time:
             console.print(f"time {time.from_} .. {time.to}  ({time.expression})")
-        console.print(f"sort {p.sort}  limit {p.limit}  — {p.rationale}")
+        listing = "  listing (documents by date)" if p.listing else ""
+        console.print(f"sort {p.sort}  limit {p.limit}{listing}  — {p.rationale}")
         if envelope.relaxed:
             console.print(f"[yellow]relaxed:[/yellow] {envelope.relaxed.reason}")
 

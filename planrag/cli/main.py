@@ -113,6 +113,9 @@ def kb_create(
     metric: Annotated[str, typer.Option(help="COSINE | L2 | IP")] = "COSINE",
     top_k: int = 5,
     store: Annotated[str, typer.Option(help="vector store: milvus | pgvector")] = "milvus",
+    embedding: Annotated[
+        str | None, typer.Option(help="embedding model (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
 ) -> None:
     """Create a knowledge base."""
     if store not in ("milvus", "pgvector"):
@@ -125,6 +128,7 @@ def kb_create(
                 description=description,
                 top_k=top_k,
                 vector_store=store,  # type: ignore[arg-type]
+                embedding_model=embedding,
                 metric=_metric(metric),
                 chunking=ChunkingConfig(
                     strategy=_strategy(chunking), chunk_size=chunk_size, chunk_overlap=chunk_overlap
@@ -149,6 +153,36 @@ def _strategy(value: str) -> ChunkingStrategy:
     if value not in ("size", "parent_child", "context_aware"):
         raise typer.BadParameter("chunking must be size, parent_child or context_aware")
     return value  # type: ignore[return-value]
+
+
+@kb_app.command("reindex")
+def kb_reindex(
+    name: str,
+    embedding: Annotated[
+        str | None, typer.Option(help="model to re-embed with (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
+) -> None:
+    """Re-embed a knowledge base with another model. The old vectors serve until the new ones are
+    complete; an interrupted reindex leaves them serving."""
+    runtime = _runtime()
+    try:
+        kb = _find_kb(runtime, name)
+        with Progress(*_columns(), console=console) as bar:
+            task = bar.add_task(f"reindex {kb.name}", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = runtime.reindex.start(kb.id, embedding, background=False, progress=progress)
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from exc
+    finally:
+        runtime.close()
+    if result.status != "completed":
+        console.print(f"[red]reindex failed:[/red] {result.error}; {kb.embedding_model} serves")
+        raise typer.Exit(1)
+    typer.echo(f"{kb.name}: {result.done} chunks re-embedded with {result.embedding_model}")
 
 
 @kb_app.command("list")
@@ -298,6 +332,14 @@ def eval_command(
     title_weight: Annotated[
         float, typer.Option(help="weights.title of dense scores (0 = chunk text only)")
     ] = 0.0,
+    graph: Annotated[
+        str,
+        typer.Option(
+            help="none | ontology | neo4j: the KB's graph backend; not none turns graph "
+            "search on (rule extractor unless PLANRAG_GRAPH__EXTRACTOR says otherwise)"
+        ),
+    ] = "none",
+    graph_hops: Annotated[int, typer.Option(help="relations traversed by graph search (1-5)")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
@@ -308,6 +350,11 @@ def eval_command(
     try:
         data = BeirDataset.load(dataset)
         extra = {"vector_store": store, **(json.loads(kb_settings) if kb_settings else {})}
+        if graph != "none":
+            extra["graph_backend"] = graph
+        graph_request = (
+            {"enable_graph_search": True, "graph_hops": graph_hops} if graph != "none" else {}
+        )
         if not 0.0 <= title_weight <= 1.0:
             raise InvalidInput("--title-weight must be between 0 and 1")
     except (PlanragError, json.JSONDecodeError) as exc:
@@ -333,6 +380,7 @@ def eval_command(
                     top_k=min(50, max(top_k, 10) * 3),
                     hybrid_mode=hybrid_mode,
                     weights={"chunk": 1.0 - title_weight, "title": title_weight},
+                    **graph_request,
                 )
         except PlanragError as exc:
             console.print(f"[red]error:[/red] {exc.message}")

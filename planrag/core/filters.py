@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from planrag.core.types import PlainText, normalise_date
 
 StringField = Literal["doc_id", "chunk_id", "title", "author", "domain"]
 IntField = Literal["date"]
@@ -83,17 +85,23 @@ class RetrieveFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    doc_ids: list[str] | None = Field(default=None, max_length=1000)
-    authors: list[str] | None = Field(default=None, max_length=100)
-    domains: list[str] | None = Field(default=None, max_length=100)
+    doc_ids: list[PlainText] | None = Field(default=None, max_length=1000)
+    authors: list[PlainText] | None = Field(default=None, max_length=100)
+    domains: list[PlainText] | None = Field(default=None, max_length=100)
     date_from: str | None = Field(default=None, pattern=_DATE)
     date_to: str | None = Field(default=None, pattern=_DATE)
-    title_contains: str | None = Field(default=None, min_length=1, max_length=200)
-    tags: list[str] | None = Field(
+    title_contains: PlainText | None = Field(default=None, min_length=1, max_length=200)
+    tags: list[PlainText] | None = Field(
         default=None,
         max_length=20,
         description="documents carrying any of these tags (case-insensitive)",
     )
+
+    @field_validator("date_from", "date_to")
+    @classmethod
+    def _real_date(cls, value: str | None) -> str | None:
+        """A calendar date, as uploads require (2024-13-45 is refused, not matched by nothing)."""
+        return None if value is None else normalise_date(value)
 
     def to_filter(self, tagged: TagResolver | None = None) -> Filter | None:
         """The typed tree. Tags become the ids of the documents carrying them (`tagged`), so

@@ -74,6 +74,9 @@ class EmbeddingSettings(BaseModel):
     # sentence-transformers/all-MiniLM-L6-v2 (packaged), any sentence-transformers hub name or
     # local path, or the endpoint's model name (provider=openai).
     model: str = DEFAULT_EMBEDDING_MODEL
+    # The models a caller may name when creating (or re-embedding) a knowledge base, besides
+    # `model`; anything else is refused (400) before any file or hub is looked at.
+    allowed_models: list[str] = [E5_MODEL, MINILM_MODEL]
     batch_size: int = Field(default=64, ge=1, le=4096)
     device: str = "cpu"
     # e5 engine threads, 0 = every core. Fixed by the first load in a process (OpenMP).
@@ -87,8 +90,11 @@ class EmbeddingSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
+    # One uploaded file, the files of one request, and any request body as a whole (bigger
+    # requests are refused with 413 before or while they are read; uploads stream to disk).
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
+    max_request_mb: float = Field(default=200.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=32)
     # process: uploads are indexed by this process's threads (one server, the embedded default).
     # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
@@ -205,10 +211,19 @@ class AskSettings(BaseModel):
     max_passages: int = Field(default=8, ge=1, le=50)
     max_passage_chars: int = Field(default=1500, ge=100, le=20000)
     max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # Without an LLM, passages must hold this share of the question's content terms to be
+    # answered from; below it the answer says nothing relevant was found (exists: false).
+    relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
+    # Conversations (follow-up questions): turns kept per conversation, days an idle
+    # conversation is kept, and the characters of history the planner sees (oldest turns go
+    # first; the system rules are never trimmed).
+    conversation_max_turns: int = Field(default=50, ge=1, le=1000)
+    conversation_ttl_days: int = Field(default=30, ge=1, le=3650)
+    history_budget_chars: int = Field(default=6000, ge=200, le=200000)
 
 
 DEFAULT_AUTH_SECRET = "change-me"
@@ -302,6 +317,19 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.ingest.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_request_bytes(self) -> int:
+        return int(self.ingest.max_request_mb * 1024 * 1024)
+
+    @property
+    def size_limits(self) -> dict[str, int]:
+        """Every size limit of a request, as a 413 states them."""
+        return {
+            "max_request_bytes": self.max_request_bytes,
+            "max_upload_bytes": self.max_upload_bytes,
+            "max_files_per_request": self.ingest.max_files_per_request,
+        }
 
 
 @lru_cache(maxsize=1)

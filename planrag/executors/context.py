@@ -29,6 +29,8 @@ class Candidate(BaseModel):
     lexical: float | None = Field(default=None, description="normalised BM25 score")
     rerank: float | None = None
     l2_distance: float | None = None
+    graph: float | None = Field(default=None, description="path score of a graph-found chunk")
+    graph_entities: list[str] | None = None
 
     @classmethod
     def from_vector_hit(cls, hit: VectorHit) -> Candidate:

@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from planrag.core.errors import EmbeddingMismatch, ModelUnavailable
+from planrag.core.errors import EmbeddingMismatch, InvalidInput, ModelUnavailable
 from planrag.core.settings import E5_MODEL, MINILM_MODEL, EmbeddingSettings
 from planrag.llm.e5 import E5Embedder, is_e5
 
@@ -178,6 +178,19 @@ class EmbedderRegistry:
     def default_model(self) -> str:
         return canonical_model(self._settings.model)
 
+    def check_allowed(self, name: str) -> str:
+        """The canonical name of a model a caller chose, if the settings allow it; otherwise
+        `InvalidInput` — decided on the name alone, nothing is opened or downloaded."""
+        chosen = canonical_model(name)
+        allowed = [self.default_model, *map(canonical_model, self._settings.allowed_models)]
+        if chosen not in allowed:
+            raise InvalidInput(
+                "embedding_model is not one of the allowed models "
+                f"({', '.join(dict.fromkeys(allowed))}; PLANRAG_EMBEDDING__ALLOWED_MODELS)",
+                allowed=list(dict.fromkeys(allowed)),
+            )
+        return chosen
+
     def is_loaded(self, name: str | None = None) -> bool:
         return canonical_model(name or self._settings.model) in self._embedders
 
@@ -185,7 +198,10 @@ class EmbedderRegistry:
         name = canonical_model(name or self._settings.model)
         with self._lock:
             if name not in self._embedders:
-                self._embedders[name] = self._create(name)
+                from planrag.llm.query_batching import BatchingEmbedder
+
+                # Concurrent questions share model calls; recent ones are cached.
+                self._embedders[name] = BatchingEmbedder(self._create(name))
             return self._embedders[name]
 
     def for_knowledge_base(self, model: str, dimension: int) -> Embedder:

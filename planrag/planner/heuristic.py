@@ -166,6 +166,10 @@ class HeuristicPlanner:
             reasons.append(f"domains {filters.domains}")
         top_k = max(self._settings.top_k, 3 * limit) if limit else self._settings.top_k
         query = words.query
+        listing = self._lists(words, filters, text, scope)
+        if listing:
+            first = "oldest" if sort == "oldest" else "newest"
+            reasons.append(f"no topic beyond the filters → list the documents, {first} first")
         return SearchPlan(
             mode="document" if scope.doc_id else "rag",
             strategy=strategy,  # type: ignore[arg-type]
@@ -175,8 +179,20 @@ class HeuristicPlanner:
             filters=filters,
             sort=sort,
             limit=limit,
+            listing=listing,
             rationale="; ".join(reasons) or "default retrieval",
         )
+
+    @staticmethod
+    def _lists(words: Reading, filters: Filters, question: str, scope: PlanScope) -> bool:
+        """List documents by date instead of searching: a period, author or order is asked for
+        and no topic ("어제 나온 기사 알려줘", "지난주 글 보여줘", "최근 기사 5개")."""
+        if scope.doc_id or _QUOTED.search(question):
+            return False
+        if not (filters.time or filters.authors or filters.domains or words.sort != "relevance"):
+            return False
+        named = [*filters.authors, *filters.domains, *_mentions(question, scope.names())]
+        return not query_text.names_a_topic(words.query, named)
 
     @staticmethod
     def _choose_kbs(question: str, scope: PlanScope) -> list[str]:

@@ -26,7 +26,7 @@ from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import PlanEnvelope, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
@@ -44,6 +44,8 @@ from planrag.services.ask_events import (
     SearchStages,
     TraceError,
 )
+from planrag.services.document_listing import DocumentListing
+from planrag.services.extractive import Extractor
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
@@ -65,7 +67,12 @@ class LLMChoice(BaseModel):
 class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=20000, examples=["9월 글 2개만 보여줘"])
+    question: str = Field(
+        min_length=1,
+        max_length=20000,  # the schema says PLANRAG_ASK__MAX_QUESTION_CHARS (app/openapi.py)
+        pattern=r"\S",  # not blank
+        examples=["9월 글 2개만 보여줘"],
+    )
     now: datetime | None = Field(
         default=None, description="resolve time words against this moment (default: now)"
     )
@@ -129,7 +136,8 @@ class AskService:
         self._settings = settings
         self._metadata = metadata
         self._catalog = catalog
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages)
+        listing = DocumentListing(catalog, metadata)
+        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
         self._planner = planner
         self._chat = chat
         self._strategies = list(strategies)
@@ -200,20 +208,24 @@ class AskService:
         scope: PlanScope,
         readable: list[KnowledgeBase],
         principal: str | None = None,
+        followup: FollowUp | None = None,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors. Stages: plan → search → answer → end,
         each recorded in the ask's trace."""
         run = _AskRun(request, principal)
         try:
-            envelope = await self._plan_stage(run, scope)
+            envelope = await self._plan_stage(run, scope, followup)
             yield SearchPlanEvent.model_validate(envelope.model_dump(by_alias=True))
             passages: list[Passage] = []
+            exists = False
             if envelope.plan.mode != "direct":
                 passages = await self._search_stage(run, envelope, readable)
-                for event in _evidence_events(passages, run.record.stages, envelope):
+                exists = self._exists(envelope.plan, request.question, passages, readable)
+                for event in _evidence_events(passages, exists, run.record.stages, envelope):
                     yield event
-            async for answer_event in self._answer_stage(run, envelope.plan, passages, readable):
+            answered = passages if exists else []
+            async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
                 yield answer_event
             yield run.end(passages)
         except asyncio.CancelledError:
@@ -227,13 +239,17 @@ class AskService:
         finally:
             self._record(run)
 
-    async def _plan_stage(self, run: _AskRun, scope: PlanScope) -> PlanEnvelope:
+    async def _plan_stage(
+        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None
+    ) -> PlanEnvelope:
         model = run.request.llm.model if run.request.llm else None
         # Planning has its own threads: a burst of asks must not queue the first event
         # behind other asks' searches (embedding, BM25) in the shared default pool.
         envelope = await asyncio.get_running_loop().run_in_executor(
             self._planning_pool, self._planner.plan, run.request.question, scope, model
         )
+        if followup is not None and followup.source != "none":
+            envelope = envelope.model_copy(update={"followup": followup})
         run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
         run.record.envelope = envelope
         run.record.timings_ms["plan"] = _ms(run.started)
@@ -325,7 +341,7 @@ class AskService:
             yield "none", answers.no_evidence_reply(question)
             return
         elif not self._chat.configured:
-            yield "extractive", self._extractive(question, passages, readable)
+            yield "extractive", self._extractive(question, plan, passages, readable)
             return
         else:
             messages = answers.answer_messages(
@@ -342,12 +358,38 @@ class AskService:
                 yield "canned", ("\n\n" if streamed else "") + answers.canned_reply(question)
                 return
             prefix = "\n\n" if streamed else ""
-            yield "extractive", prefix + self._extractive(question, passages, readable)
+            yield "extractive", prefix + self._extractive(question, plan, passages, readable)
 
-    @staticmethod
-    def _extractive(question: str, passages: list[Passage], readable: list[KnowledgeBase]) -> str:
-        words = [w for kb in readable for w in kb.user_words]
-        text = answers.extractive_answer(question, passages, words)
+    def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
+        """Document mode and listings answer from what was asked for: no relevance floor."""
+        words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
+        asked_for = plan.mode == "document" or plan.listing
+        floor = 0.0 if asked_for else self._settings.ask.relevance_floor
+        return Extractor(words, floor)
+
+    def _exists(
+        self,
+        plan: SearchPlan,
+        question: str,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> bool:
+        """Evidence to answer from: passages, and without an LLM to judge them, passages that
+        hold enough of the question's content terms (the relevance floor)."""
+        if not passages or self._chat.configured:
+            return bool(passages)
+        return self._extractor(plan, readable).relevant(plan.query or question, passages)
+
+    def _extractive(
+        self,
+        question: str,
+        plan: SearchPlan,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        per_document = len(passages) if plan.listing else plan.limit
+        extractor = self._extractor(plan, readable)
+        text = extractor.answer(plan.query or question, passages, per_document)
         return text or answers.no_evidence_reply(question)
 
 
@@ -388,7 +430,7 @@ class _AskRun:
 
 
 def _evidence_events(
-    passages: list[Passage], stages: SearchStages | None, envelope: PlanEnvelope
+    passages: list[Passage], exists: bool, stages: SearchStages | None, envelope: PlanEnvelope
 ) -> list[AskEvent]:
     """search_result → exist_in_post_status → context."""
     return [
@@ -399,7 +441,7 @@ def _evidence_events(
             hits=[ResultHit.of(p) for p in passages],
         ),
         ExistInPostStatusEvent(
-            exists=bool(passages), count=len(passages), threshold=envelope.plan.threshold
+            exists=exists, count=len(passages), threshold=envelope.plan.threshold
         ),
         ContextEvent(passages=passages),
     ]

@@ -20,14 +20,19 @@ from planrag.services.answers import Citation, Passage
 class SearchStages(BaseModel):
     """Counts per stage of a plan's execution."""
 
-    retrieved: dict[str, int] = Field(default_factory=dict, description="hits per knowledge base")
+    retrieved: dict[str, int] | None = Field(default=None, description="hits per knowledge base")
+    listed: bool | None = Field(default=None, description="a listing plan: documents by date")
+    in_range: int | None = Field(default=None, description="listing: documents the filters leave")
     merged: int = 0
     passages: int = 0
     notes: list[str] = Field(default_factory=list, description="failed KBs, fallbacks")
 
     @model_serializer(mode="wrap")
-    def _without_empty_notes(self, handler: Any) -> dict[str, Any]:
+    def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
+        for key in ("retrieved", "listed", "in_range"):
+            if data.get(key) is None:
+                data.pop(key, None)
         if not data.get("notes"):
             data.pop("notes", None)
         return data
@@ -87,6 +92,14 @@ class EndEvent(BaseModel):
     answer_source: str
     citations: list[Citation]
     timings_ms: dict[str, float]
+    conversation_id: str | None = Field(default=None, description="when the ask is a turn")
+
+    @model_serializer(mode="wrap")
+    def _conversation_only_when_kept(self, handler: Any) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("conversation_id") is None:
+            data.pop("conversation_id", None)
+        return data
 
 
 class ErrorEvent(BaseModel):

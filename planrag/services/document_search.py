@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from planrag.core.errors import PlanragError
 from planrag.core.filters import RetrieveFilters
 from planrag.core.strategies import StrategyName
-from planrag.core.types import DocumentStatus, Hit, KnowledgeBase
+from planrag.core.types import DocumentStatus, Hit, KnowledgeBase, PlainText
 from planrag.llm.rerankers import RerankerKind
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.json_documents import DocumentView, check_yyyymmdd, decode_info, decode_tags
@@ -45,10 +45,10 @@ class DocumentFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    author: str | None = None
+    author: PlainText | None = None
     start_date: str | None = None
     end_date: str | None = None
-    title: str | None = Field(default=None, max_length=200, description="title contains")
+    title: PlainText | None = Field(default=None, max_length=200, description="title contains")
     info: dict[str, Any] | None = None
     tags: dict[str, Any] | None = None
     doc_ids: list[str] | None = Field(default=None, description="internal document ids")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -35,16 +36,20 @@ from planrag.core.types import (
     DocumentMetadata,
     DocumentStatus,
     FileType,
+    KnowledgeBase,
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.consistency import IndexChecker
 from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.router import VectorStoreRouter
+from planrag.stores.vector import VectorRecord
 from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
@@ -60,6 +65,7 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    generation: int = 0  # the KB's vector generation the embedder's vectors belong to
     note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
@@ -70,7 +76,8 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+    """A chunk's row in the vector store (its document's metadata copied for filters)."""
     meta = doc.metadata
     return VectorRecord(
         chunk_id=chunk.id,
@@ -85,8 +92,22 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
 
 
 class UploadItem(BaseModel):
+    """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
+    never read whole into memory: hashed and copied block by block)."""
+
     filename: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else len(self.data)
+
+    def sha256(self) -> str:
+        if self.path is None:
+            return hashlib.sha256(self.data).hexdigest()
+        with self.path.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class UploadedDocument(Document):
@@ -97,7 +118,7 @@ class IngestionService:
     def __init__(
         self,
         metadata: MetadataStore,
-        vectors: VectorStore,
+        vectors: VectorStoreRouter,
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
@@ -108,12 +129,14 @@ class IngestionService:
         queue: JobQueue | None = None,
         graph: GraphIndexer | None = None,
         on_indexed: Callable[[str], object] | None = None,
+        locks: KbLocks | None = None,
     ) -> None:
         self._graph = graph
         # Called with a KB's id when a batch of its documents finished indexing (fusion
         # calibration runs there, never in a search).
         self._on_indexed = on_indexed
         self._metadata = metadata
+        self._locks = locks or KbLocks()
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
         # and `planrag worker` processes) instead of this process's thread pool.
         self._queue = queue
@@ -129,6 +152,12 @@ class IngestionService:
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
+        self.checker = IndexChecker(metadata, vectors, self._graph_docs)
+
+    def _graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
+        """The documents with a graph in the KB (None: the KB has no graph)."""
+        store = self._graph.graphs.for_kb(kb.graph_backend) if self._graph is not None else None
+        return None if store is None else store.doc_ids(kb.id)
 
     # ── upload ─────────────────────────────────────────────────────────────────────────
     def validate(self, items: list[UploadItem]) -> list[FileType]:
@@ -140,11 +169,12 @@ class IngestionService:
         types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
-            if not item.data:
+            size = item.size
+            if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
-            if len(item.data) > self._max_bytes:
+            if size > self._max_bytes:
                 raise UploadTooLarge(
-                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
                     " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
                     filename=item.filename,
                 )
@@ -163,19 +193,23 @@ class IngestionService:
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
-            digest = hashlib.sha256(item.data).hexdigest()
+            digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
                 item.filename,
                 file_type,
-                len(item.data),
+                item.size,
                 digest,
                 metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
-                self._files.save(kb_id, doc.id, file_type, item.data)
-            if created or doc.status == DocumentStatus.error:
-                # A retry of a failed document indexes it again.
+                if item.path is not None:
+                    self._files.save_file(kb_id, doc.id, file_type, item.path)
+                else:
+                    self._files.save(kb_id, doc.id, file_type, item.data)
+            if created or doc.status == DocumentStatus.error or self._is_broken(doc):
+                # A retry of a failed document indexes it again; so does the re-upload of a
+                # completed one whose indexes disagree (a crash damaged it).
                 self._metadata.set_status(doc.id, DocumentStatus.pending)
                 doc = self._metadata.get_document(doc.id)
                 if background:
@@ -217,7 +251,8 @@ class IngestionService:
                 if may_replace is not None:
                     may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
-                if unchanged and existing.status != DocumentStatus.error:
+                intact = existing.status != DocumentStatus.error and not self._is_broken(existing)
+                if unchanged and intact:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
                 self.wait_for(doc_id)
                 self.delete(existing.kb_id, doc_id)
@@ -319,7 +354,12 @@ class IngestionService:
             return len(self._pending)
 
     def recover(self) -> list[str]:
-        """Queue again every document a crash left pending or processing; sweep orphan vectors."""
+        """Repair what a crash left: finish interrupted deletions, sweep orphan vectors, queue
+        again every document left pending or processing and every completed one whose indexes
+        disagree. Returns the ids queued."""
+        for doc in self._metadata.list_documents(statuses=[DocumentStatus.deleting]):
+            log.info("finishing the deletion of %s (%s)", doc.id, doc.filename)
+            self._purge(doc)
         for kb in self._metadata.list_kbs():
             if not self._vectors.has_collection(kb.id):
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
@@ -331,6 +371,7 @@ class IngestionService:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
                 self._vectors.delete_titles(kb.id, [orphan])
+        self._requeue_broken()
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
@@ -341,6 +382,25 @@ class IngestionService:
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
+
+    def _requeue_broken(self) -> None:
+        """Completed documents whose indexes disagree go back to pending (re-indexed next)."""
+        for kb in self._metadata.list_kbs():
+            for found in self.checker.broken(kb):
+                log.warning("re-indexing %s: its indexes disagree (%s)", found.doc_id, found)
+                self._reset(kb.id, found.doc_id)
+
+    def _is_broken(self, doc: Document) -> bool:
+        if doc.status != DocumentStatus.completed:
+            return False
+        return bool(self.checker.broken(self._metadata.get_kb(doc.kb_id), [doc]))
+
+    def _reset(self, kb_id: str, doc_id: str) -> None:
+        """Back to pending with nothing of it in any index: its vectors are removed by
+        document id (its chunk rows may be gone), the rest by the next attempt."""
+        self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
+        self._metadata.set_status(doc_id, DocumentStatus.pending, chunk_count=0)
+        self._bm25.mark_dirty(kb_id)
 
     def close(self) -> None:
         self._closed = True
@@ -357,8 +417,12 @@ class IngestionService:
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
         started = time.perf_counter()
+        kb_ids = {d.kb_id for d in self._metadata.get_documents(doc_ids).values()}
         try:
-            return self._index_many(doc_ids, results, prepared, progress)
+            # Shared with other ingestion, exclusive of a reindex switching these KBs' vectors:
+            # the model chosen in _prepare is the model of the vectors _write reaches.
+            with self._locks.shared(kb_ids):
+                return self._index_many(doc_ids, results, prepared, progress)
         finally:
             # One duration per document of the batch: the batch's time shared evenly.
             per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
@@ -374,6 +438,9 @@ class IngestionService:
     ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
+            if doc.status == DocumentStatus.deleting:  # being deleted: nothing to index
+                results[doc_id] = doc
+                continue
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
                 item = self._prepare(doc)
@@ -389,6 +456,7 @@ class IngestionService:
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
+            self._follow_switch(item)
         self._indexed({item.doc.kb_id for item in prepared})
         return [results[d] for d in doc_ids]
 
@@ -400,6 +468,22 @@ class IngestionService:
                 self._on_indexed(kb_id)
             except Exception:  # the documents are indexed; only the calibration failed
                 log.exception("after indexing knowledge base %s", kb_id)
+
+    def _follow_switch(self, item: _Prepared) -> None:
+        """A reindex in another process switched the KB to new vectors while this document was
+        embedded with the old model: embed it again into the serving generation. (Checked after
+        the document is `completed`, so a switch earlier than this check sees the document in its
+        own catch-up; in one process the KB lock rules this out.)"""
+        for _ in range(3):
+            try:
+                kb = self._metadata.get_kb(item.doc.kb_id)
+            except NotFound:
+                return
+            if kb.vector_generation == item.generation:
+                return
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            item = _Prepared(item.doc, embedder, item.chunks, kb.vector_generation)
+            self._write([item], None)
 
     def _prepare(self, doc: Document) -> _Prepared:
         """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""
@@ -419,7 +503,9 @@ class IngestionService:
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
-        return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
+        return _Prepared(
+            doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
+        )
 
     def _index_graph(self, item: _Prepared) -> None:
         """Entities and relations of a document in a KB with a graph (before its vectors)."""
@@ -446,11 +532,15 @@ class IngestionService:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
             for group in by_embedder.values():
                 vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
-                by_kb: dict[str, list[VectorRecord]] = {}
+                by_kb: dict[tuple[str, int], list[VectorRecord]] = {}
                 for (item, chunk), vector in zip(group, vectors, strict=True):
-                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
-                for kb_id, records in by_kb.items():
-                    self._vectors.upsert(kb_id, records)
+                    record = vector_record(item.doc, chunk, vector)
+                    by_kb.setdefault((item.doc.kb_id, item.generation), []).append(record)
+                for (kb_id, generation), records in by_kb.items():
+                    # The generation of the model that embedded them, even if a reindex in
+                    # another process switched the KB meanwhile (see _follow_switch).
+                    store, key = self._vectors.at_generation(kb_id, generation)
+                    store.upsert(key, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
 
@@ -504,11 +594,21 @@ class IngestionService:
 
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:
+        """Delete a document from every index. The deletion is recorded first (`deleting`):
+        a crash part-way leaves a document that start-up deletes, never a `completed` one with
+        indexes missing."""
         doc = self._metadata.get_document(doc_id, kb_id)
-        self._remove_leftovers(doc)
-        self._metadata.delete_document(doc_id)
-        self._bm25.mark_dirty(kb_id)
-        self._files.delete(kb_id, doc_id, doc.file_type)
+        self._metadata.set_status(doc_id, DocumentStatus.deleting, chunk_count=doc.chunk_count)
+        self._bm25.mark_dirty(kb_id)  # out of keyword search at once
+        self._purge(doc)
+
+    def _purge(self, doc: Document) -> None:
+        """Remove a document being deleted: its indexes, then its row, then its file."""
+        with self._locks.shared([doc.kb_id]):
+            self._remove_leftovers(doc)
+            self._metadata.delete_document(doc.id)
+        self._bm25.mark_dirty(doc.kb_id)
+        self._files.delete(doc.kb_id, doc.id, doc.file_type)
 
     def documents(
         self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planrag.core.errors import DocumentNotFound, Forbidden, InvalidInput, NotFound
-from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus
+from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, PlainText
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ingestion import IngestionService, UploadedDocument, UploadItem
 from planrag.services.knowledge_bases import NAME_PATTERN
@@ -92,8 +92,8 @@ class JsonDocument(BaseModel):
     """The body of `POST /rag/insert` (spec 000 §1)."""
 
     domain: str = Field(max_length=32, pattern=NAME_PATTERN, examples=["news"])
-    title: str = Field(max_length=128, examples=["메타버스 뉴스"])
-    author: str = Field(max_length=128, examples=["삼성전자"])
+    title: PlainText = Field(max_length=128, examples=["메타버스 뉴스"])
+    author: PlainText = Field(max_length=128, examples=["삼성전자"])
     text: str = Field(examples=["메타버스는 비대면 시대 뜨거운 화두로 떠올랐다..."])
     info: DocInfo | None = None
     tags: DocTags

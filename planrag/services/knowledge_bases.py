@@ -18,7 +18,7 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.llm.embedders import EmbedderRegistry, canonical_model
+from planrag.llm.embedders import EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.graphs import GraphStores
@@ -26,22 +26,27 @@ from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import tokenizer_for
 
-NAME_PATTERN = r"^[^\x00-\x1f/\\]{1,200}$"
+# A name: up to 200 characters, no control character or slash, not only spaces.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
+NAME_MAX = 200
 
 
 class KnowledgeBaseCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=NAME_PATTERN, examples=["team-docs"])
+    name: str = Field(pattern=NAME_PATTERN, max_length=NAME_MAX, examples=["team-docs"])
     description: str = Field(default="", max_length=5000)
     top_k: int = Field(default=5, ge=1, le=50)
     score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     metric: Metric = "COSINE"
     chunking: ChunkingConfig = ChunkingConfig()
     embedding_model: str | None = Field(
-        default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
+        default=None,
+        max_length=200,
+        description="defaults to PLANRAG_EMBEDDING__MODEL; one of "
+        "PLANRAG_EMBEDDING__ALLOWED_MODELS otherwise",
     )
-    graph_backend: GraphBackend = "none"
+    graph_backend: GraphBackend = "none"  # the schema's enum is core.types.GraphBackend
     vector_store: VectorStoreName = Field(
         default="milvus",
         description="where the KB's vectors live: Milvus, or PostgreSQL with pgvector; fixed",
@@ -59,7 +64,7 @@ class KnowledgeBaseUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    name: str | None = Field(default=None, pattern=NAME_PATTERN, max_length=NAME_MAX)
     description: str | None = Field(default=None, max_length=5000)
     top_k: int | None = Field(default=None, ge=1, le=50)
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -107,7 +112,11 @@ class KnowledgeBaseService:
             if self._graphs is None:
                 raise InvalidInput("graph backends are not available in this deployment")
             self._graphs.check(request.graph_backend)
-        model = canonical_model(request.embedding_model or self._embedders.default_model)
+        model = (
+            self._embedders.check_allowed(request.embedding_model)
+            if request.embedding_model
+            else self._embedders.default_model
+        )
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(

@@ -13,6 +13,7 @@ from planrag.executors.pipeline import sort_and_limit
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages
+from planrag.services.document_listing import DocumentListing
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveRequest,
@@ -22,14 +23,20 @@ log = logging.getLogger(__name__)
 
 
 class PlanExecutor:
-    def __init__(self, retrieval: RetrievalService, max_passages: int) -> None:
+    def __init__(
+        self, retrieval: RetrievalService, max_passages: int, listing: DocumentListing
+    ) -> None:
         self._retrieval = retrieval
         self._max_passages = max_passages
+        self._listing = listing
 
     def execute(
         self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
     ) -> tuple[list[Passage], SearchStages]:
         """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        if plan.listing:
+            listed, stages = self._listing.run(plan, kbs, self._max_passages)
+            return _numbered(listed), stages
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
         notes: list[str] = []
@@ -55,20 +62,7 @@ class PlanExecutor:
             date=lambda item: item[1].metadata.date,
             doc=lambda item: item[1].doc_id,
         )
-        found = found[: self._max_passages]
-        passages = [
-            Passage(
-                n=i,
-                chunk_id=hit.chunk_id,
-                doc_id=hit.doc_id,
-                knowledge_base=name,
-                title=hit.metadata.title,
-                date=hit.metadata.date,
-                score=round(hit.score, 4),
-                content=hit.content,
-            )
-            for i, (name, hit) in enumerate(found, start=1)
-        ]
+        passages = _numbered(found[: self._max_passages])
         stages = SearchStages(retrieved=per_kb, merged=merged, passages=len(passages), notes=notes)
         return passages, stages
 
@@ -95,3 +89,19 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
+
+
+def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:
+    return [
+        Passage(
+            n=i,
+            chunk_id=hit.chunk_id,
+            doc_id=hit.doc_id,
+            knowledge_base=name,
+            title=hit.metadata.title,
+            date=hit.metadata.date,
+            score=round(hit.score, 4),
+            content=hit.content,
+        )
+        for i, (name, hit) in enumerate(found, start=1)
+    ]

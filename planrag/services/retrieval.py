@@ -10,13 +10,20 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from planrag.core.errors import InvalidInput
 from planrag.core.filters import And, Filter, NotIn, RetrieveFilters
 from planrag.core.strategies import StrategyName, strategy_info
-from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
+from planrag.core.types import (
+    FusionInfo,
+    Hit,
+    HitMetadata,
+    KnowledgeBase,
+    title_text,
+)
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.pipeline import FlatL2Step, PostProcessing, RerankStep, post_process
 from planrag.executors.registry import ExecutorRegistry
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
+from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
 from planrag.stores.lexical import LexicalStore
@@ -60,13 +67,14 @@ class RetrieveRequest(BaseModel):
     use_brute_force: bool = Field(default=False, description="flat L2 re-scoring")
     brute_force_top_k: int = Field(default=1, ge=1, le=20)
     brute_force_threshold: float = Field(default=1.5, ge=0.0, le=2.0)
-    enable_graph_search: bool = Field(default=False, description="not available yet")
-    graph_hops: int = Field(default=2, ge=1, le=5)
+    enable_graph_search: bool = Field(
+        default=False,
+        description="add graph-found chunks (KBs with a graph): Hybrid (+Graph) / (+Ontology)",
+    )
+    graph_hops: int = Field(default=2, ge=1, le=5, description="relations traversed")
 
     @model_validator(mode="after")
     def _check_combinations(self) -> RetrieveRequest:
-        if self.enable_graph_search:
-            raise ValueError("graph search is not available yet")
         if self.use_reranker and strategy_info(self.strategy).reranks:
             raise ValueError(
                 f"{self.strategy} already reranks: use_reranker is for the other strategies"
@@ -83,7 +91,9 @@ class RetrievalService:
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
         rerankers: RerankerRegistry,
+        graph: GraphRetrieval | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
         self._vectors = vectors
         self._bm25 = bm25
@@ -121,8 +131,29 @@ class RetrievalService:
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
         )
-        found = post_process(ctx, executor.run(ctx, params), steps, self._texts, self._rerankers)
-        return self._to_hits(kb, found, ctx.fusion)[:top_k]
+        if request.enable_graph_search:
+            if request.use_brute_force:
+                raise InvalidInput(
+                    "graph search and flat L2 (use_brute_force) are exclusive (spec 001 §3.7)"
+                )
+            self._graph_for(kb)
+        found = executor.run(ctx, params)
+        graph_metadata = None
+        if request.enable_graph_search:
+            found, graph_metadata = self._graph_for(kb).augment(
+                ctx, found, request.graph_hops, max(params.top_k, 20), params.where
+            )
+        found = post_process(ctx, found, steps, self._texts, self._rerankers)
+        hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
+        if graph_metadata is not None:
+            hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]
+        return hits
+
+    def _graph_for(self, kb: KnowledgeBase) -> GraphRetrieval:
+        if self._graph is None:
+            raise InvalidInput("graph search is not available in this deployment")
+        self._graph.check(kb)
+        return self._graph
 
     def similar_chunks(
         self, kb_id: str, vector: list[float], top_k: int, filters: RetrieveFilters | None = None
@@ -217,6 +248,8 @@ class RetrievalService:
                         rerank_score=cand.rerank,
                         l2_distance=cand.l2_distance,
                         fusion=fusion,
+                        graph_score=cand.graph,
+                        graph_entities=cand.graph_entities,
                     ),
                 )
             )

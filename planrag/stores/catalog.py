@@ -83,6 +83,29 @@ class Catalog:
 
     def count_documents(self, kb_ids: Iterable[str], where: RetrieveFilters) -> int:
         """Documents in these KBs that the filter leaves."""
+        condition = and_(*self._conditions(kb_ids, where))
+        with self._engine.connect() as conn:
+            return int(conn.execute(select(func.count()).where(condition)).scalar_one())
+
+    def list_documents(
+        self, kb_ids: Iterable[str], where: RetrieveFilters, newest: bool, limit: int
+    ) -> list[str]:
+        """Ids of the completed documents the filter leaves, by date (newest or oldest first;
+        undated last, then by upload time)."""
+        date = DocumentRow.date.desc() if newest else DocumentRow.date.asc()
+        query = (
+            select(DocumentRow.id)
+            .where(*self._conditions(kb_ids, where), DocumentRow.status == "completed")
+            .order_by(DocumentRow.date.is_(None), date, DocumentRow.created_at.desc())
+            .limit(limit)
+        )
+        with self._engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+    def _conditions(
+        self, kb_ids: Iterable[str], where: RetrieveFilters
+    ) -> list[ColumnElement[bool]]:
+        """The filters on the documents table (SQLAlchemy binds; tags resolved to ids)."""
         kb_ids = list(kb_ids)
         conditions: list[ColumnElement[bool]] = [DocumentRow.kb_id.in_(kb_ids)]
         if where.tags:
@@ -105,8 +128,7 @@ class Catalog:
                     DocumentRow.filename.like(pattern, escape="\\"),
                 )
             )
-        with self._engine.connect() as conn:
-            return int(conn.execute(select(func.count()).where(and_(*conditions))).scalar_one())
+        return conditions
 
 
 def _iso_date(value: str) -> str:

@@ -12,11 +12,14 @@ parameters separately), which retrieval shows as `graph_metadata`.
 
 from __future__ import annotations
 
+import heapq
 import re
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+
+from planrag.core.types import GraphQuery
 
 # A relation type is a name made of letters, digits and underscores (any script), starting with
 # a letter: Cypher renders it as a relationship type, SPARQL as an IRI under relation/.
@@ -89,14 +92,6 @@ class ChunkGraph(BaseModel):
         return self
 
 
-class GraphQuery(BaseModel):
-    """A query as the backend ran it: text with placeholders, and the values bound to them."""
-
-    language: Literal["sparql", "cypher"]
-    text: str
-    params: dict[str, Any] = Field(default_factory=dict)
-
-
 class Edge(BaseModel):
     source: Entity
     target: Entity
@@ -141,6 +136,13 @@ class EntityInfo(BaseModel):
 class GraphStats(BaseModel):
     entities: int = 0
     relations: int = 0
+
+
+def fuzzy_candidates(query: str, keys: list[str], limit: int) -> list[str]:
+    """Keys of ≥ 2 characters that contain `query` or are contained in it, closest length
+    first (the fuzzy step of `GraphStore.match`)."""
+    found = [k for k in keys if len(k) >= 2 and k != query and (query in k or k in query)]
+    return heapq.nsmallest(limit, found, key=lambda k: (abs(len(k) - len(query)), k))
 
 
 def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:

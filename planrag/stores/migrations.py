@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -18,15 +19,29 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def _run(engine: Engine, step: Callable[[Config], None]) -> None:
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.upgrade(cfg, revision)
+    with engine.connect() as connection:
+        # SQLite alters a table in batch mode by copying it and dropping the original; with
+        # foreign keys on (as make_engine connects) that DROP cascades into every document and
+        # chunk. The pragma only works outside a transaction, so it is set before one begins.
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                cfg.attributes["connection"] = connection
+                step(cfg)
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    _run(engine, lambda cfg: command.upgrade(cfg, revision))
 
 
 def downgrade(engine: Engine, revision: str) -> None:
-    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.downgrade(cfg, revision)
+    _run(engine, lambda cfg: command.downgrade(cfg, revision))

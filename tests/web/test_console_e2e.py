@@ -26,6 +26,7 @@ from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.web.console import CHROMIUM_ARGS, ServerProcess, ensure_console_built, require_chromium
 
 pytestmark = pytest.mark.slow
+expect.set_options(timeout=30_000)  # a loaded 2-core machine is slow; nothing here is timed
 
 KB_NAME = "사내 규정"
 PDF_PAGES = [
@@ -37,6 +38,10 @@ MARKDOWN = (
     "# Remote work policy\n\nEmployees may work remotely up to three days per week with their "
     "manager's approval.\n\n## Equipment\n\nThe company lends a laptop and a monitor for home "
     "offices.\n"
+)
+GRAPH_TEXT = (
+    "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다. "
+    "Starship은 Boca Chica에서 발사된다. 일론 머스크는 테슬라의 창업자다."
 )
 ANSWER = "Employees may work remotely up to three days per week [1]. A laptop is lent [1]."
 TIMEOUT_MS = 120_000
@@ -68,6 +73,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, script: Script) -> Iterator
             "PLANRAG_LLM__MODEL": "test-model",
             "PLANRAG_LLM__API_KEY": "test-key",
             "PLANRAG_SERVER__CONSOLE_DIR": "",
+            # Graph KBs extract with Kiwi rules: the scripted LLM only plans and answers.
+            "PLANRAG_GRAPH__EXTRACTOR": "rule",
         }
         process = ServerProcess(tmp_path_factory.mktemp("console-server") / "data", env)
         try:
@@ -124,6 +131,8 @@ def test_dashboard_creates_a_knowledge_base(page: Page, shots: Path) -> None:
     dialog.get_by_label("이름").fill(KB_NAME)
     dialog.get_by_label("설명").fill("인사 규정과 원격 근무 지침")
     dialog.get_by_label("청킹 전략").select_option("context_aware")
+    dialog.get_by_label("청크 크기").fill("80")  # one chunk per PDF page
+    dialog.get_by_label("오버랩").fill("0")
     page.screenshot(path=shots / "create-kb.png")
     dialog.get_by_role("button", name="만들기").click()
     expect(page).to_have_url(re.compile(r"/kb/[0-9a-f-]{36}$"))
@@ -141,24 +150,35 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
         [
             ("연차규정.pdf", "application/pdf", make_pdf(PDF_PAGES)),
             ("remote-work.md", "text/markdown", MARKDOWN.encode()),
+            ("broken.pdf", "application/pdf", b"%PDF-1.4 this is not a PDF"),
         ],
     )
-    expect(page.get_by_text("선택한 파일 2개")).to_be_visible()
+    expect(page.get_by_text("선택한 파일 3개")).to_be_visible()
     page.get_by_text("메타데이터 (선택)").click()
     page.get_by_label("작성자").fill("인사팀")
     page.get_by_role("button", name="업로드").click()
     # The first indexing loads Kiwi, which can stall a loaded machine's server for a while.
-    expect(page.get_by_text("2개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
-    expect(page.get_by_test_id("document-row")).to_have_count(2, timeout=TIMEOUT_MS)
+    expect(page.get_by_text("3개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(page.get_by_test_id("document-row")).to_have_count(3, timeout=TIMEOUT_MS)
     for name in ("연차규정.pdf", "remote-work.md"):
         row = page.locator(f"[data-testid=document-row][data-filename='{name}']")
         expect(row).to_have_attribute("data-status", "completed", timeout=TIMEOUT_MS)
         expect(row.get_by_test_id("doc-status")).to_have_text("완료")
+    broken = page.locator("[data-testid=document-row][data-filename='broken.pdf']")
+    expect(broken).to_have_attribute("data-status", "error", timeout=TIMEOUT_MS)
+    expect(broken.get_by_test_id("doc-status")).to_have_text("실패")
+    expect(broken.get_by_test_id("doc-error")).not_to_be_empty()  # the reason
     page.screenshot(path=shots / "documents.png")
+
+    # Delete, after confirming.
+    broken.get_by_role("button", name="삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_test_id("document-row")).to_have_count(2)
 
     # The chunk viewer shows the PDF's Korean text.
     pdf_row = page.locator("[data-testid=document-row][data-filename='연차규정.pdf']")
     pdf_row.get_by_role("button", name="청크 보기").click()
+    expect(page.get_by_test_id("chunk-list").locator("li")).to_have_count(2)
     expect(page.get_by_test_id("chunk-list")).to_contain_text("15일의 연차 휴가")
     page.keyboard.press("Escape")
 
@@ -195,6 +215,7 @@ def test_playground_finds_the_right_chunk_first(page: Page, shots: Path) -> None
     hits = page.get_by_test_id("hit")
     expect(hits.first).to_be_visible()
     expect(hits.first.get_by_test_id("hit-content")).to_contain_text("15일의 연차 휴가")
+    expect(hits.first.get_by_test_id("hit-content")).not_to_contain_text("출장비")  # page 2
     assert 1 <= hits.count() <= 3  # the KB's Top K, set in the previous test
     expect(hits.first.get_by_test_id("fusion")).to_be_visible()  # hybrid says how it fused
     page.screenshot(path=shots / "playground.png")
@@ -263,3 +284,66 @@ def test_plan_inspector_shows_a_fallback_plan_and_its_relaxed_time_range(
     expect(card.get_by_test_id("plan-relaxed")).to_contain_text("지난주")
     expect(card.get_by_test_id("plan-limit")).to_have_text("2")
     page.screenshot(path=shots / "plan.png")
+    # The English switch, and back to Korean (the default) for the tests after this one.
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("Search plan")
+    expect(page.get_by_role("link", name="Plan inspector")).to_be_visible()
+    page.get_by_test_id("lang-switch").click()
+    expect(card).to_contain_text("검색 계획")
+
+
+def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
+    page.goto("/")
+    page.get_by_role("button", name="지식 베이스 만들기").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("이름").fill("우주 산업")
+    dialog.get_by_label("그래프 백엔드").select_option("ontology")
+    dialog.get_by_role("button", name="만들기").click()
+    expect(page.get_by_test_id("kb-name")).to_have_text("우주 산업")
+    graph_kb = page.url.rsplit("/", 1)[-1]
+    page.get_by_test_id("file-input").set_input_files(
+        files=[{"name": "spacex.txt", "mimeType": "text/plain", "buffer": GRAPH_TEXT.encode()}]
+    )
+    page.get_by_role("button", name="업로드").click()
+    row = page.locator("[data-testid=document-row][data-filename='spacex.txt']")
+    expect(row).to_have_attribute("data-status", "completed", timeout=TIMEOUT_MS)
+
+    page.goto("/")
+    card = page.get_by_test_id("kb-card").filter(has_text="우주 산업")
+    expect(card.get_by_test_id("kb-graph")).to_contain_text(
+        re.compile(r"ontology · [1-9]\d* 엔티티")
+    )
+
+    page.goto(f"/kb/{graph_kb}/graph")
+    canvas = page.get_by_test_id("graph-canvas")
+    expect(canvas).to_be_visible()  # the most connected entities, before any search
+    page.get_by_test_id("graph-entity").fill("일론 머스크")
+    page.get_by_role("button", name="보기", exact=True).click()
+    chips = page.get_by_test_id("entity-list")
+    expect(chips).to_contain_text("SpaceX")
+    expect(chips).to_contain_text("테슬라")
+    expect(chips).not_to_contain_text("Boca Chica")  # two hops away
+    assert int(canvas.get_attribute("data-nodes") or 0) >= 3
+    chips.get_by_role("button", name=re.compile("^일론 머스크")).click()
+    sources = page.get_by_test_id("entity-sources")
+    expect(sources).to_contain_text("spacex.txt")
+    expect(sources).to_contain_text("일론 머스크는 SpaceX의 CEO이다")
+    page.screenshot(path=shots / "graph.png")
+
+    # Graph search in the playground shows what the graph contributed.
+    page.goto(f"/kb/{graph_kb}/test")
+    page.get_by_test_id("playground-query").fill("일론 머스크가 CEO인 회사는?")
+    page.get_by_label("그래프 검색").check()
+    page.get_by_role("button", name="검색").click()
+    meta = page.get_by_test_id("graph-metadata")
+    expect(meta).to_contain_text("ontology")
+    expect(meta).to_contain_text("일론 머스크")
+    expect(page.get_by_test_id("hit").first).to_contain_text("SpaceX")
+    page.screenshot(path=shots / "playground-graph.png")
+
+    # Deleting the knowledge base asks first, then returns to the dashboard without it.
+    page.get_by_role("button", name="지식 베이스 삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_role("heading", name="지식 베이스", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("kb-card").filter(has_text="우주 산업")).to_have_count(0)
+    expect(page.get_by_test_id("kb-card").filter(has_text=KB_NAME)).to_have_count(1)

@@ -48,7 +48,7 @@ async def envelope_errors(request: Request, exc: Exception) -> Response:
 router = APIRouter(
     prefix="/api/v1/retrieve",
     tags=[TAG],
-    route_class=dialect_route(envelope_errors, maps_auth=True),
+    route_class=dialect_route(envelope_errors, maps_auth=True, validation_status=422),
 )
 
 

@@ -16,6 +16,7 @@ export interface GraphSummary {
   backend: string;
   entities: number;
   relations: number;
+  error?: string | null;
 }
 
 export interface KnowledgeBase {
@@ -72,7 +73,8 @@ export interface DocumentRow {
   created_at: string;
   updated_at: string;
   duplicate?: boolean;
-  graph?: { status?: string; entities?: number; relations?: number } | null;
+  /** What indexing is doing ("graph: extracting 12/40 chunks"), or a note on it. */
+  progress?: string | null;
 }
 
 export interface Chunk {
@@ -110,9 +112,24 @@ export interface Hit {
     title_score?: number | null;
     l2_distance?: number | null;
     fusion?: FusionInfo | null;
+    graph_score?: number | null;
+    graph_entities?: string[] | null;
     [key: string]: unknown;
   };
-  graph_metadata?: Record<string, unknown> | null;
+  graph_metadata?: GraphMetadata | null;
+}
+
+export interface GraphMetadata {
+  backend: string;
+  extracted_entities: string[];
+  matched_entities: { query: string; entity: string; exact: boolean }[];
+  expanded_entities: string[];
+  triples: { source: string; type: string; target: string }[];
+  queries: { language: string; text: string; params: Record<string, unknown> }[];
+  analysis: { multi_hop: boolean; pattern: string | null; relation_hints: string[]; hops: number };
+  graph_chunks: number;
+  fallback: boolean;
+  fallback_reason: string | null;
 }
 
 export interface RetrieveRequest {
@@ -229,6 +246,6 @@ export interface GraphView {
 }
 
 export interface EntitySources {
-  entity: GraphNode & Record<string, unknown>;
+  entity: { id: string; name: string; type: string };
   sources: { chunk_id: string; document_id: string; document_name: string; text: string }[];
 }

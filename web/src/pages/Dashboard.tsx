@@ -38,7 +38,7 @@ export function Dashboard() {
 function KbCard({ kb }: { kb: KnowledgeBase }) {
   const t = useT();
   const graph = kb.graph ?? null;
-  const hasGraph = kb.graph_backend !== "none" || (graph && graph.backend !== "none");
+  const hasGraph = kb.graph_backend !== "none";
   return (
     <Link to={`/kb/${kb.id}`} className="kb-card" data-testid="kb-card">
       <h2>{kb.name}</h2>
@@ -55,10 +55,12 @@ function KbCard({ kb }: { kb: KnowledgeBase }) {
         <dt>{t("dash.vectorStore")}</dt>
         <dd>{kb.vector_store}</dd>
         <dt>{t("dash.graph")}</dt>
-        <dd>
-          {hasGraph
-            ? `${graph?.backend ?? kb.graph_backend}${graph ? ` · ${graph.entities} ${t("dash.entities")}` : ""}`
-            : t("common.none")}
+        <dd data-testid="kb-graph">
+          {!hasGraph
+            ? t("common.none")
+            : graph?.error
+              ? `${kb.graph_backend} · ${graph.error}`
+              : `${kb.graph_backend} · ${graph?.entities ?? 0} ${t("dash.entities")}, ${graph?.relations ?? 0} ${t("dash.relations")}`}
         </dd>
       </dl>
     </Link>

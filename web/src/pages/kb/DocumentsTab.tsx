@@ -71,7 +71,8 @@ export function DocumentsTab() {
               <td>{doc.chunk_count}</td>
               <td>{formatBytes(doc.size)}</td>
               <td>{formatDate(doc.created_at)}</td>
-              <td className="actions-cell">
+              <td>
+                <div className="actions-cell">
                 <button type="button" className="small" onClick={() => setViewing(doc)}
                   disabled={doc.status !== "completed"}>
                   {t("docs.viewChunks")}
@@ -79,6 +80,7 @@ export function DocumentsTab() {
                 <button type="button" className="small danger" onClick={() => setDeleting(doc)}>
                   {t("common.delete")}
                 </button>
+                </div>
               </td>
             </tr>
           ))}
@@ -102,18 +104,16 @@ export function DocumentsTab() {
 
 function StatusBadge({ doc }: { doc: DocumentRow }) {
   const t = useT();
-  const graph = doc.graph;
   return (
     <span>
       <span className={`badge ${doc.status}`} data-testid="doc-status">
         {t(`status.${doc.status}`)}
       </span>
-      {doc.status === "error" && doc.error && <div className="error-text small">{doc.error}</div>}
-      {graph?.status && (
-        <div className="muted small">
-          {t("dash.graph")}: {graph.status}
-          {graph.entities !== undefined ? ` · ${graph.entities} ${t("dash.entities")}` : ""}
-        </div>
+      {doc.status === "error" && doc.error && (
+        <div className="error-text small" data-testid="doc-error">{doc.error}</div>
+      )}
+      {doc.progress && (
+        <div className="muted small" data-testid="doc-progress">{doc.progress}</div>
       )}
     </span>
   );

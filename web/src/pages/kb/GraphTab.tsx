@@ -83,6 +83,7 @@ export default function GraphTab() {
       </form>
       <ErrorMessage error={graph.error} />
       {graph.data?.truncated && <p className="warn">{t("graph.truncated")}</p>}
+      {graph.data?.nodes.length === 0 && <p className="muted">{t("graph.empty")}</p>}
       <p className="muted small">{t("graph.clickNode")}</p>
       {graph.data && (
         <GraphCanvas view={graph.data}
@@ -127,7 +128,14 @@ function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void })
     const cy: Core = cytoscape({
       container: container.current,
       elements: toElements(props.view),
-      layout: { name: props.view.nodes.length > 1 ? "cose" : "grid", animate: false },
+      layout: {
+        name: props.view.nodes.length > 1 ? "cose" : "grid",
+        animate: false,
+        fit: true,
+        padding: 40,
+      },
+      maxZoom: 1.6,
+      minZoom: 0.2,
       style: [
         {
           selector: "node",
