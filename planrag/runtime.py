@@ -32,11 +32,11 @@ from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
 from planrag.services.json_documents import JsonDocumentService
+from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
 from planrag.services.rag_pipeline import RagPipeline
-from planrag.services.reranking import RerankService
-from planrag.services.kb_locks import KbLocks
 from planrag.services.reindex import ReindexService
+from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store

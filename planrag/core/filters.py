@@ -4,7 +4,7 @@
 (`planner.schema.Filters.to_retrieve()`) gave them; its `to_filter()` is the one way to the typed
 tree below, which every store renders in its own module: Milvus expressions
 (`stores/milvus_filter.py`), SQL with bound parameters (`stores/sql_filter.py`), in-memory records
-(`stores/bm25.py`); graph stores render it next to their queries.
+(`stores/record_filter.py`); graph stores render it next to their queries.
 
 Field names come from a fixed whitelist and values are typed; a backend renders values as bound
 parameters or escaped typed literals. A value a user or an LLM wrote never becomes query text.

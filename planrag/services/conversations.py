@@ -30,7 +30,13 @@ from planrag.planner.schema import FollowUp
 from planrag.prompts import render
 from planrag.services.answers import Passage
 from planrag.services.ask import AskRequest
-from planrag.services.ask_events import AnswerEvent, AskEvent, ContextEvent, EndEvent, SearchPlanEvent
+from planrag.services.ask_events import (
+    AnswerEvent,
+    AskEvent,
+    ContextEvent,
+    EndEvent,
+    SearchPlanEvent,
+)
 from planrag.stores.conversations import ConversationStore
 
 log = logging.getLogger(__name__)

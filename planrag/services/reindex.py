@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.core.errors import Conflict, KnowledgeBaseNotFound, NotFound, PlanragError
+from planrag.core.filters import In
 from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase, ReindexStatus
 from planrag.llm.embedders import Embedder, EmbedderRegistry, canonical_model
 from planrag.services.ingestion import vector_record
 from planrag.services.kb_locks import KbLocks
-from planrag.stores.filters import In
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorRecord, VectorStore

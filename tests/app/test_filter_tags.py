@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from planrag.planner.schema import Filters, SearchPlan
 from planrag.services.ask import PlanRequest, document_counter
+from planrag.services.document_listing import DocumentListing
 from planrag.services.plan_execution import PlanExecutor
 from planrag.stores.catalog import Catalog
 from tests.app.test_knowledge_bases_api import create_kb, upload
@@ -45,7 +46,9 @@ def test_a_plan_applies_tags_and_counts_them(client: TestClient, tagged: dict) -
     plan = SearchPlan(
         strategy="hybrid", knowledge_bases=["tagged"], filters=Filters(tags=["SPORTS"])
     )
-    passages, _ = PlanExecutor(runtime.retrieval, 8).execute(plan, "자전거 요금", {kb.name: kb})
+    catalog = Catalog(runtime.metadata.engine)
+    executor = PlanExecutor(runtime.retrieval, 8, DocumentListing(catalog, runtime.metadata))
+    passages, _ = executor.execute(plan, "자전거 요금", {kb.name: kb})
     assert {p.doc_id for p in passages} == {tagged["ids"]["b.txt"]}
 
     scope = runtime.ask.scope(PlanRequest(question="자전거"), [kb])

@@ -23,8 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound
-from planrag.services.ask_events import AskEvent
-from planrag.services.ask_events import event_data
+from planrag.services.ask_events import AskEvent, event_data
 from planrag.services.conversations import ChatMessage, ConversationRequest
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
