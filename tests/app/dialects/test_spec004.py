@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from planrag.app.main import create_app
+from planrag.core.errors import StoreUnavailable
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.ask_events import ErrorEvent
 from tests.app.dialects.conftest import news, settings_with_reranker, wait_indexed
@@ -204,13 +205,19 @@ def test_local_search_over_several_resources(client: TestClient) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-def test_a_failure_during_the_ask_keeps_its_status(client: TestClient) -> None:
-    """An error event of the ask (here: the KB's vectors are gone, a 503) is not turned into a
+def test_a_failure_during_the_ask_keeps_its_status(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error event of the ask (here: the vector store is down, a 503) is not turned into a
     500 by background_search."""
     assert client.post("/rag/insert", json=RAG).status_code == 200
     wait_indexed(client)
     runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    runtime.vectors.drop_collection(runtime.metadata.get_kb_by_name("default").id)
+
+    def down(*_args: object, **_kwargs: object) -> None:
+        raise StoreUnavailable("the vector store is down")
+
+    monkeypatch.setattr(runtime.retrieval, "retrieve", down)
     response = client.post(
         "/api/v1/retrieve",
         json={"query": "What is RAG?", "resources": ["rag://default"], "background_search": True},
