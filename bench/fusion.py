@@ -126,6 +126,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     datasets = all_datasets()
+    # A 24-question HotpotQA subset: English within the time a loaded machine leaves.
+    small = all_datasets().get("hotpotqa_200")
+    if small is not None:
+        datasets["hotpotqa_24"] = small.with_name("hotpotqa_24.json")
     folder = RESULTS / "fusion" / slug(args.model)
     folder.mkdir(parents=True, exist_ok=True)
     runtime = open_runtime(args.model, args.threads)

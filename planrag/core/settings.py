@@ -179,6 +179,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 8.0
     answer_timeout_s: float = 120.0
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    # What a request's `llm` may choose (spec 002 `llm.provider` / `llm.model`): the provider
+    # name of this endpoint, and models besides `model` it serves. Anything else is a 400.
+    provider: str = "openai"
+    allowed_models: list[str] = []
 
     @property
     def configured(self) -> bool:
@@ -224,6 +228,8 @@ class AskSettings(BaseModel):
     conversation_max_turns: int = Field(default=50, ge=1, le=1000)
     conversation_ttl_days: int = Field(default=30, ge=1, le=3650)
     history_budget_chars: int = Field(default=6000, ge=200, le=200000)
+    # Knowledge bases /prompt/chat answers from when a request names none (empty: plain chat).
+    chat_knowledge_bases: list[str] = []
 
 
 DEFAULT_AUTH_SECRET = "change-me"

@@ -39,13 +39,19 @@ def is_korean(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-def answer_messages(question: str, passages: list[Passage], max_chars: int) -> list[Message]:
+def answer_messages(
+    question: str, passages: list[Passage], max_chars: int, tone: str | None = None
+) -> list[Message]:
+    """The answer prompt; `tone` (casual | neutral | formal) adds the register to keep."""
     listing = "\n\n".join(
         f"[{p.n}] {p.title or ''}{f' ({p.date})' if p.date else ''}\n{p.content[:max_chars]}"
         for p in passages
     )
     return [
-        {"role": "system", "content": render("answer_system")},
+        {
+            "role": "system",
+            "content": render("answer_system") + (f"\n{render(f'tone_{tone}')}" if tone else ""),
+        },
         {"role": "user", "content": render("answer_user", passages=listing, question=question)},
     ]
 

@@ -22,7 +22,7 @@ from planrag.core.errors import (
     KnowledgeBaseNotFound,
     PlanragError,
 )
-from planrag.core.settings import Settings
+from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
@@ -59,9 +59,14 @@ PLANNING_THREADS = 8
 
 
 class LLMChoice(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # spec 002 clients also send `provider`
+    model_config = ConfigDict(extra="ignore")
 
+    provider: str | None = Field(default=None, max_length=50, examples=["openai"])
     model: str | None = Field(default=None, max_length=200)
+
+
+TONES = {-1: "casual", 0: "neutral", 1: "formal"}
+TONE_NAMES = {-1: "반말 / casual", 0: "해요체 / neutral", 1: "합쇼체 / formal"}
 
 
 class PlanRequest(BaseModel):
@@ -86,6 +91,34 @@ class AskRequest(PlanRequest):
 
     llm: LLMChoice | None = None
     doc_id: str | None = Field(default=None, description="document mode: answer from it only")
+    speech_tone: int | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="the answer's register (spec 002): -1 casual (반말), 0 neutral (해요체), "
+        "1 formal (합쇼체); default: the model's own",
+    )
+
+
+def check_llm_choice(choice: LLMChoice, settings: LLMSettings) -> None:
+    """A request may pick this endpoint's provider and its allowed models; anything else is a
+    clear 400 (never a silent default). Without an LLM the choice is moot: the answer is
+    extractive and the `end` event says so."""
+    if not settings.configured:
+        return
+    if choice.provider and choice.provider.lower() != settings.provider.lower():
+        raise InvalidInput(
+            f"llm.provider '{choice.provider}' is not configured; this server's is "
+            f"'{settings.provider}' (PLANRAG_LLM__PROVIDER)",
+            provider=choice.provider,
+        )
+    allowed = [settings.model, *settings.allowed_models]
+    if choice.model and choice.model not in allowed:
+        raise InvalidInput(
+            f"llm.model '{choice.model}' is not allowed; choose one of {allowed} "
+            "(PLANRAG_LLM__ALLOWED_MODELS)",
+            model=choice.model,
+        )
 
 
 def document_counter(catalog: Catalog) -> DocumentCounter:
@@ -156,6 +189,8 @@ class AskService:
             raise InvalidInput(
                 f"question longer than {self._settings.ask.max_question_chars} characters"
             )
+        if isinstance(request, AskRequest) and request.llm is not None:
+            check_llm_choice(request.llm, self._settings.llm)
         chosen = readable
         if request.knowledge_bases:
             names = {kb.name for kb in readable}
@@ -345,7 +380,10 @@ class AskService:
             return
         else:
             messages = answers.answer_messages(
-                question, passages, self._settings.ask.max_passage_chars
+                question,
+                passages,
+                self._settings.ask.max_passage_chars,
+                TONES.get(request.speech_tone) if request.speech_tone is not None else None,
             )
         streamed = False
         try:
@@ -417,11 +455,13 @@ class _AskRun:
         self.record.timings_ms["total"] = _ms(self.started)
         self.record.citations = answers.citations(self.record.answer or "", passages)
         self.trace.status = "ok"
+        tone = self.request.speech_tone
         return EndEvent(
             trace_id=self.trace.id,
             answer_source=self.record.answer_source or "none",
             citations=self.record.citations,
             timings_ms=self.record.timings_ms,
+            speech_tone=TONE_NAMES[tone] if tone is not None else None,
         )
 
     def fail(self, code: str, message: str) -> ErrorEvent:

@@ -92,13 +92,15 @@ class EndEvent(BaseModel):
     answer_source: str
     citations: list[Citation]
     timings_ms: dict[str, float]
+    speech_tone: str | None = Field(default=None, description="the register asked for")
     conversation_id: str | None = Field(default=None, description="when the ask is a turn")
 
     @model_serializer(mode="wrap")
-    def _conversation_only_when_kept(self, handler: Any) -> dict[str, Any]:
+    def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if data.get("conversation_id") is None:
-            data.pop("conversation_id", None)
+        for key in ("speech_tone", "conversation_id"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
 

@@ -49,9 +49,12 @@ class LexicalStore(Protocol):
         """Best first; only rows matching `where`; nothing for tokens no row has."""
         ...
 
-    def scores_for(self, kb_id: str, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
+    def scores_for(
+        self, kb_id: str, tokens: list[str], chunk_ids: list[str], clip: bool = True
+    ) -> dict[str, float]:
         """Normalised scores of the given chunks (0, or absent, for a chunk without any query
-        word or not in the index)."""
+        word or not in the index); with `clip` false, not capped at 1 (ordered like the raw
+        score)."""
         ...
 
     def size(self, kb_id: str) -> int:

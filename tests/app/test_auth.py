@@ -357,3 +357,26 @@ def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) ->
     news_doc = {"doc_id": "20240315-메타버스-뉴스"}
     kept = call(client, "GET", "/rag/document", setup["admin"], params=news_doc)
     assert kept.status_code == 200 and kept.json()["domain"] == "news"
+
+
+def test_conversations_belong_to_one_credential_not_to_a_name(setup: dict[str, Any]) -> None:
+    """Two keys with the same name are two principals: one never sees the other's turns."""
+    client = setup["client"]
+    auth = client.app.state.runtime.auth  # type: ignore[attr-defined]
+    news_twin, _ = auth.create_key("twin", ["news"])
+    hr_twin, _ = auth.create_key("twin", ["hr"])
+    body = {
+        "question": "메타버스 알려줘",
+        "now": "2025-11-21T10:00:00",
+        "conversation_id": "c-twin",
+    }
+    asked = call(client, "POST", "/ai/v2/ask", news_twin, json=body)
+    assert asked.status_code == 200 and "메타버스" in asked.text
+    own = call(client, "GET", "/ai/v2/conversations/c-twin", news_twin)
+    assert own.status_code == 200 and "메타버스는 비대면" in own.text
+    other = call(client, "GET", "/ai/v2/conversations/c-twin", hr_twin)
+    assert other.status_code == 404 and "메타버스는 비대면" not in other.text
+    listed = call(client, "GET", "/ai/v2/conversations", hr_twin).json()
+    assert "c-twin" not in [c["id"] for c in listed]
+    assert call(client, "DELETE", "/ai/v2/conversations/c-twin", hr_twin).status_code == 404
+    assert call(client, "GET", "/ai/v2/conversations/c-twin", news_twin).status_code == 200

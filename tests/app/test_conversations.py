@@ -194,3 +194,81 @@ def test_conversations_can_be_listed_and_deleted(plain: Served) -> None:
     assert httpx.delete(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 204
     assert httpx.get(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 404
     assert httpx.delete(f"{plain.url}/ai/v2/conversations/lunch-1").status_code == 404
+
+
+def test_speech_tone_sets_the_register_of_the_answer(with_llm: Served) -> None:
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    for tone, register in ((-1, "반말"), (1, "합쇼체")):
+        with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+        stream = with_llm.ask(question="2025년 인사 규정 변경", speech_tone=tone)
+        system = with_llm.script.requests[-1]["messages"][0]["content"]
+        assert register in system
+        assert register in data(stream, "end")["speech_tone"]
+    with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+    stream = with_llm.ask(question="2025년 인사 규정 변경")
+    assert "반말" not in with_llm.script.requests[-1]["messages"][0]["content"]
+    assert "speech_tone" not in data(stream, "end")
+
+
+def test_speech_tone_without_an_llm_says_which_was_asked(plain: Served) -> None:
+    stream = plain.ask(question="2025년 인사 규정 변경", speech_tone=1)
+    end = data(stream, "end")
+    assert end["answer_source"] == "extractive" and "합쇼체" in end["speech_tone"]
+    r = httpx.post(f"{plain.url}/ai/v2/ask", json={"question": "x", "speech_tone": 5})
+    assert r.status_code == 422
+
+
+def test_an_llm_choice_outside_the_allow_list_is_a_400(with_llm: Served) -> None:
+    for choice in ({"model": "gpt-unknown"}, {"provider": "gemini", "model": "test-model"}):
+        r = httpx.post(
+            f"{with_llm.url}/ai/v2/ask",
+            json={"question": "인사 규정", "knowledge_bases": ["hr"], "llm": choice},
+        )
+        assert r.status_code == 400, r.text
+        assert "PLANRAG_LLM__" in r.json()["error"]["message"]
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
+    stream = with_llm.ask(question="인사 규정", llm={"provider": "openai", "model": "test-model"})
+    assert data(stream, "end")["answer_source"] == "llm"
+
+
+def test_prompt_chat_is_grounded_when_given_knowledge_bases(plain: Served) -> None:
+    r = httpx.post(
+        f"{plain.url}/prompt/chat",
+        json={"query": "2025년 인사 규정 변경 알려줘", "knowledge_bases": ["hr"]},
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "extractive" and "[1]" in body["response"]
+    assert body["sources"][0]["doc_id"] == plain.ids["hr2025.md"]
+    missing = httpx.post(
+        f"{plain.url}/prompt/chat", json={"query": "x", "knowledge_bases": ["nope"]}, timeout=60
+    )
+    assert missing.status_code == 404 and "error" in missing.json()
+    # without knowledge bases it stays plain LLM chat (no LLM here: the spec's 503)
+    plain_chat = httpx.post(f"{plain.url}/prompt/chat", json={"query": "안녕"}, timeout=60)
+    assert plain_chat.status_code == 503 and "sources" not in plain_chat.json()
+
+
+def test_grounded_prompt_chat_with_an_llm_follows_the_history(with_llm: Served) -> None:
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    with_llm.script.replies += [
+        Reply(json.dumps({"standalone": "작년 인사 규정 변경"})),
+        Reply(json.dumps(plan)),
+        Reply("2024년에는 재택 근무가 정해졌습니다 [1]."),
+    ]
+    r = httpx.post(
+        f"{with_llm.url}/prompt/chat",
+        json={
+            "query": "그럼 작년에는?",
+            "knowledge_bases": ["hr"],
+            "history": [{"role": "user", "content": "2025년 인사 규정 변경 알려줘"}],
+            "now": NOW,
+        },
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "llm" and body["response"].endswith("[1].")
+    assert body["model"] == "test-model" and body["sources"]

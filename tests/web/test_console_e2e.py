@@ -14,13 +14,15 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from planrag.planner.schema import SearchPlan
+from planrag.planner.schema import Filters, SearchPlan, TimeFilter
 from tests.ingest.pdfs import make_pdf
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.web.console import CHROMIUM_ARGS, ServerProcess, ensure_console_built, require_chromium
@@ -43,6 +45,11 @@ GRAPH_TEXT = (
     "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다. "
     "Starship은 Boca Chica에서 발사된다. 일론 머스크는 테슬라의 창업자다."
 )
+QUESTION = "This week's policy: how many days a week can employees work remotely?"
+TODAY = datetime.now(ZoneInfo("Asia/Seoul")).date()
+MONDAY = TODAY - timedelta(days=TODAY.weekday())
+STANDALONE = "What equipment does the company lend to employees working remotely?"
+FOLLOW_UP_ANSWER = "The company lends a laptop and a monitor for home offices [1]."
 ANSWER = "Employees may work remotely up to three days per week [1]. A laptop is lent [1]."
 TIMEOUT_MS = 120_000
 
@@ -156,6 +163,7 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     expect(page.get_by_text("선택한 파일 3개")).to_be_visible()
     page.get_by_text("메타데이터 (선택)").click()
     page.get_by_label("작성자").fill("인사팀")
+    page.get_by_label("날짜").fill(TODAY.isoformat())
     page.get_by_role("button", name="업로드").click()
     # The first indexing loads Kiwi, which can stall a loaded machine's server for a while.
     expect(page.get_by_text("3개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
@@ -183,7 +191,9 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     page.keyboard.press("Escape")
 
     docs = httpx.get(f"{server.url}/api/knowledge-bases/{State.kb_id}/documents").json()
-    assert {d["metadata"]["author"] for d in docs} == {"인사팀"}
+    assert {(d["metadata"]["author"], d["metadata"]["date"]) for d in docs} == {
+        ("인사팀", TODAY.isoformat())
+    }
 
     page.goto("/")
     card = page.get_by_test_id("kb-card").filter(has_text=KB_NAME)
@@ -222,14 +232,23 @@ def test_playground_finds_the_right_chunk_first(page: Page, shots: Path) -> None
 
 
 def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, shots: Path) -> None:
-    plan = SearchPlan(knowledge_bases=[KB_NAME], strategy="hybrid", rationale="remote work policy")
+    plan = SearchPlan(
+        knowledge_bases=[KB_NAME],
+        strategy="hybrid",
+        rationale="remote work policy of this week",
+        filters=Filters(
+            time=TimeFilter(
+                **{"from": MONDAY.isoformat()}, to=TODAY.isoformat(), expression="this week"
+            )
+        ),
+    )
     script.replies += [
         Reply(json.dumps(plan.model_dump(by_alias=True), ensure_ascii=False)),
         Reply(ANSWER, chunk_delay_s=0.05),
     ]
     page.goto("/ask")
     page.get_by_label(KB_NAME).check()
-    page.get_by_test_id("ask-question").fill("How many days a week can employees work remotely?")
+    page.get_by_test_id("ask-question").fill(QUESTION)
     page.get_by_test_id("ask-question").press("Enter")
 
     box = page.get_by_test_id("answer-box")
@@ -244,7 +263,12 @@ def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, sh
     expect(card.get_by_test_id("plan-source")).to_have_text("llm")
     expect(card.get_by_test_id("plan-strategy")).to_contain_text("hybrid")
     expect(card.get_by_test_id("plan-kbs")).to_have_text(KB_NAME)
-    expect(card.get_by_test_id("plan-time")).to_have_text("전체 기간")
+    # The time range the LLM read from "this week" (the documents are dated today: kept).
+    expect(card.get_by_test_id("plan-time")).to_contain_text(
+        f"{MONDAY.isoformat()} ~ {TODAY.isoformat()}"
+    )
+    expect(card.get_by_test_id("plan-time")).to_contain_text("this week")
+    expect(card.get_by_test_id("plan-relaxed")).to_have_count(0)
 
     citation = page.locator("a.citation[data-citation='1']").first
     citation.click()
@@ -254,12 +278,34 @@ def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, sh
     page.screenshot(path=shots / "ask.png")
 
 
-def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
-    page.get_by_test_id("open-trace").click()
-    expect(page).to_have_url(re.compile(r"/traces/[0-9a-f-]{36}$"))
-    expect(page.get_by_test_id("trace-question")).to_have_text(
-        "How many days a week can employees work remotely?"
+def test_a_follow_up_continues_the_conversation(page: Page, script: Script, shots: Path) -> None:
+    # The LLM rewrites the follow-up into a standalone question, plans it, answers it.
+    plan = SearchPlan(knowledge_bases=[KB_NAME], strategy="hybrid", rationale="equipment")
+    script.replies += [
+        Reply(json.dumps({"standalone": STANDALONE})),
+        Reply(json.dumps(plan.model_dump(by_alias=True), ensure_ascii=False)),
+        Reply(FOLLOW_UP_ANSWER),
+    ]
+    page.get_by_test_id("ask-question").fill("And what do they get for it?")
+    page.get_by_test_id("ask-question").press("Enter")
+    expect(page.get_by_test_id("answer-box")).to_have_attribute("data-status", "done")
+    expect(page.get_by_test_id("answer-box").get_by_test_id("answer")).to_have_text(
+        FOLLOW_UP_ANSWER
     )
+    expect(page.get_by_test_id("past-turn")).to_have_count(1)
+    expect(page.get_by_test_id("past-turn")).to_contain_text(ANSWER)
+    followup = page.get_by_test_id("plan-card").get_by_test_id("plan-followup")
+    expect(followup).to_contain_text(STANDALONE)
+    expect(followup).to_contain_text("llm")
+    condense = script.requests[-3]
+    assert QUESTION in json.dumps(condense["messages"], ensure_ascii=False)  # the history went in
+    page.screenshot(path=shots / "ask-follow-up.png")
+
+
+def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
+    page.get_by_test_id("past-turn").get_by_role("link", name="트레이스 열기").click()
+    expect(page).to_have_url(re.compile(r"/traces/[0-9a-f-]{36}$"))
+    expect(page.get_by_test_id("trace-question")).to_have_text(QUESTION)
     expect(page.get_by_test_id("plan-card").get_by_test_id("plan-source")).to_have_text("llm")
     expect(page.get_by_test_id("trace-timings")).to_contain_text("answer")
     expect(page.get_by_test_id("answer")).to_contain_text("three days per week")

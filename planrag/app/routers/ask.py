@@ -58,7 +58,7 @@ async def ask(
     for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     # A follow-up becomes a standalone question (with the previous turn's KBs and document).
-    prepared = await run_in_threadpool(runtime.conversations.prepare, body, principal.name)
+    prepared = await run_in_threadpool(runtime.conversations.prepare, body, principal.id)
     request = prepared.request
     readable = await run_in_threadpool(access.readable)
     allowed = {kb.name for kb in readable}
@@ -143,9 +143,7 @@ class ConversationSummary(BaseModel):
 async def list_conversations(
     runtime: RuntimeDep, principal: PrincipalDep, limit: int = Query(default=50, ge=1, le=500)
 ) -> list[ConversationSummary]:
-    rows = await run_in_threadpool(
-        runtime.conversations.store.list, principal.name or "anonymous", limit
-    )
+    rows = await run_in_threadpool(runtime.conversations.store.list, principal.id, limit)
     return [ConversationSummary(id=i, updated_at=u, turns=n) for i, u, n in rows]
 
 
@@ -159,7 +157,7 @@ async def get_conversation(
     conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
 ) -> list[Turn]:
     turns = await run_in_threadpool(
-        runtime.conversations.store.turns, conversation_id, principal.name or "anonymous"
+        runtime.conversations.store.turns, conversation_id, principal.id
     )
     if turns is None:
         raise ConversationNotFound(f"conversation '{conversation_id}' not found")
@@ -175,7 +173,5 @@ async def get_conversation(
 async def delete_conversation(
     conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
 ) -> Response:
-    await run_in_threadpool(
-        runtime.conversations.store.delete, conversation_id, principal.name or "anonymous"
-    )
+    await run_in_threadpool(runtime.conversations.store.delete, conversation_id, principal.id)
     return Response(status_code=204)

@@ -77,7 +77,7 @@ async def chat_completions(
     request = ConversationRequest(
         question=question, knowledge_bases=knowledge_bases, messages=history
     )
-    prepared = await run_in_threadpool(runtime.conversations.prepare, request, principal.name)
+    prepared = await run_in_threadpool(runtime.conversations.prepare, request, principal.id)
     readable = await run_in_threadpool(access.readable)
     scope = await run_in_threadpool(
         runtime.ask.scope, prepared.request, readable, prepared.request.doc_id
