@@ -478,6 +478,7 @@ def _evidence_events(
             total=len(passages),
             stages=stages or SearchStages(),
             relaxed=envelope.relaxed is not None,
+            graph=stages.graph if stages else None,
             hits=[ResultHit.of(p) for p in passages],
         ),
         ExistInPostStatusEvent(

@@ -26,11 +26,14 @@ class SearchStages(BaseModel):
     merged: int = 0
     passages: int = 0
     notes: list[str] = Field(default_factory=list, description="failed KBs, fallbacks")
+    graph: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="what graph search did, per knowledge base"
+    )
 
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("retrieved", "listed", "in_range"):
+        for key in ("retrieved", "listed", "in_range", "graph"):
             if data.get(key) is None:
                 data.pop(key, None)
         if not data.get("notes"):
@@ -62,6 +65,9 @@ class SearchResultEvent(BaseModel):
     total: int
     stages: SearchStages
     relaxed: bool
+    graph: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="graph search per knowledge base (entities, triples, queries)"
+    )
     hits: list[ResultHit]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from planrag.core.errors import ModelUnavailable
+from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.executors.pipeline import sort_and_limit
@@ -41,6 +41,7 @@ class PlanExecutor:
         per_kb: dict[str, int] = {}
         notes: list[str] = []
         failures: list[Exception] = []
+        graph: dict[str, Any] = {}  # knowledge base → what graph search did there
         for name in plan.knowledge_bases:
             try:
                 hits = self._retrieve(kbs[name], plan, question, notes)
@@ -51,6 +52,8 @@ class PlanExecutor:
                 continue
             per_kb[name] = len(hits)
             found.extend((name, h) for h in hits)
+            if hits and hits[0].graph_metadata is not None:
+                graph[name] = hits[0].graph_metadata.model_dump(mode="json")
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
         merged = len(found)
@@ -63,7 +66,13 @@ class PlanExecutor:
             doc=lambda item: item[1].doc_id,
         )
         passages = _numbered(found[: self._max_passages])
-        stages = SearchStages(retrieved=per_kb, merged=merged, passages=len(passages), notes=notes)
+        stages = SearchStages(
+            retrieved=per_kb,
+            merged=merged,
+            passages=len(passages),
+            notes=notes,
+            graph=graph or None,
+        )
         return passages, stages
 
     def _retrieve(
@@ -80,7 +89,17 @@ class PlanExecutor:
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
             reranker_threshold=plan.rerank.threshold,
+            enable_graph_search=plan.graph.enabled and kb.graph_backend != "none",
+            graph_hops=plan.graph.hops,
         )
+        if request.enable_graph_search:
+            try:
+                return self._retrieval.retrieve(kb.id, request)
+            except StoreUnavailable as exc:  # the graph server is down: the text still answers
+                notes.append(
+                    f"{kb.name}: graph search unavailable, searched without ({exc.message})"
+                )
+                request = request.model_copy(update={"enable_graph_search": False})
         try:
             return self._retrieval.retrieve(kb.id, request)
         except ModelUnavailable as exc:
