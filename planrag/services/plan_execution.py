@@ -5,6 +5,7 @@ passages an answer may cite."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
