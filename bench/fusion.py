@@ -149,9 +149,9 @@ def main() -> None:
                 report = s.run(strategy, **extra)  # type: ignore[arg-type]
                 results[name][label] = report.as_json()
                 print(name, label, json.dumps(report.as_json()), flush=True)
-            results[name]["calibration"] = runtime.metadata.get_kb(s.kb_id).model_dump(
-                mode="json"
-            )["calibration"]
+            results[name]["calibration"] = runtime.metadata.get_kb(s.kb_id).model_dump(mode="json")[
+                "calibration"
+            ]
     finally:
         runtime.close()
     if results:
