@@ -65,10 +65,27 @@ def conf_weight(leg: dict[str, np.ndarray], w: float) -> float:
     return w * d / (w * d + (1 - w) * lex) if w * d + (1 - w) * lex > 0 else w
 
 
+def unclipped(leg: dict[str, np.ndarray]) -> np.ndarray:
+    """raw / the query's scale (the normalised BM25 score before clipping at 1)."""
+    inside = (leg["lex"] > 0) & (leg["lex"] < 1) & (leg["raw"] > 0)
+    if not inside.any():
+        return leg["lex"]
+    bound = float(np.median(leg["raw"][inside] / leg["lex"][inside]))
+    return leg["raw"] / bound
+
+
+def affine(leg: dict[str, np.ndarray]) -> np.ndarray:
+    """Cosine mapped by the KB's score distribution: its baseline (what unrelated text scores,
+    `leg["base"]`) to 0, a perfect match to 1. Absolute, not per query."""
+    base = leg["base"][0]
+    return np.clip((leg["cos"] - base) / (1 - base), 0, 1)
+
+
 METHODS: dict[str, Scorer] = {
     "sum": lambda leg, w: w * leg["cos"] + (1 - w) * leg["lex"],
     "minmax": lambda leg, w: w * minmax(leg["cos"]) + (1 - w) * minmax(leg["raw"]),
     "z": lambda leg, w: w * zscore(leg["cos"]) + (1 - w) * zscore(leg["raw"]),
+    "affine": lambda leg, w: w * affine(leg) + (1 - w) * unclipped(leg),
     "rrf": lambda leg, w: w * rrf(leg["dr"]) + (1 - w) * rrf(leg["lr"]),
     "conf": lambda leg, w: (
         (cw := conf_weight(leg, w)) * minmax(leg["cos"]) + (1 - cw) * minmax(leg["raw"])
@@ -76,8 +93,9 @@ METHODS: dict[str, Scorer] = {
 }
 
 
-def legs(candidates: list[dict]) -> dict[str, np.ndarray]:
+def legs(candidates: list[dict], base: float = 0.0) -> dict[str, np.ndarray]:
     return {
+        "base": np.asarray([base]),
         "cos": np.asarray([c["cos"] for c in candidates], dtype=float),
         "lex": np.asarray([c["lex"] for c in candidates], dtype=float),
         "raw": np.asarray([c.get("raw", c["lex"]) for c in candidates], dtype=float),
@@ -91,12 +109,19 @@ def ranked_docs(candidates: list[dict], scores: np.ndarray) -> list[str]:
     return list(dict.fromkeys(candidates[i]["doc"] for i in order))
 
 
+def baseline(data: dict) -> float:
+    """The median cosine of every candidate of every query: mostly unrelated chunks."""
+    return float(np.median([c["cos"] for cands in data["queries"].values() for c in cands]))
+
+
 def evaluate(data: dict, scorer: Scorer, w: float) -> float:
     total = 0.0
+    base = data.setdefault("base", baseline(data))
     for qid, candidates in data["queries"].items():
         if not candidates:
             continue
-        total += ndcg10(ranked_docs(candidates, scorer(legs(candidates), w)), data["qrels"][qid])
+        scores = scorer(legs(candidates, base), w)
+        total += ndcg10(ranked_docs(candidates, scores), data["qrels"][qid])
     return total / len(data["queries"])
 
 
@@ -106,7 +131,12 @@ def sweep(data: dict) -> dict[str, object]:
         "ann": evaluate(data, lambda leg, _w: leg["cos"], 1.0),
     }
     grid = {m: {w: evaluate(data, f, w) for w in GRID} for m, f in METHODS.items()}
-    return {"single": single, "grid": grid, "calibration": data["calibration"]}
+    return {
+        "single": single,
+        "grid": grid,
+        "calibration": data["calibration"],
+        "base": data["base"],
+    }
 
 
 def main() -> None:
@@ -118,7 +148,9 @@ def main() -> None:
     files = sorted(folder.glob("*.json"))
     results = {}
     for path in files:
-        if path.stem.startswith("strategies") or (args.sets and path.stem not in args.sets):
+        if path.stem.startswith(("strategies", "sweep")) or (
+            args.sets and path.stem not in args.sets
+        ):
             continue
         results[path.stem] = sweep(json.loads(path.read_text()))
         print_set(path.stem, results[path.stem])
@@ -127,7 +159,13 @@ def main() -> None:
 
 def print_set(name: str, result: dict) -> None:
     single = result["single"]
-    print(f"\n{name}: bm25 {single['bm25']:.3f}  ann {single['ann']:.3f}")
+    print(
+        f"\n{name}: bm25 {single['bm25']:.3f}  ann {single['ann']:.3f}  base {result['base']:.3f}"
+    )
+    print(
+        "calibration",
+        json.dumps(result["calibration"]["scripts"] if result["calibration"] else None),
+    )
     print("method  " + " ".join(f"{w:>5}" for w in GRID))
     for method, row in result["grid"].items():
         print(f"{method:7} " + " ".join(f"{v:.3f}" for v in row.values()))

@@ -68,9 +68,13 @@ def _own_statuses(route: APIRoute, method: str, operation: dict[str, Any]) -> di
         method in {"patch", "put"} and route.path_format.startswith("/api/knowledge-bases")
     ):
         statuses[409] = "a knowledge base of that name exists, or the model does not match"
+    if route.path_format == "/admin/users" and method == "post":
+        statuses[409] = "a user of that name exists"
     if route.path_format == "/token":
         statuses[401] = "wrong user name or password, or authentication is off"
     body = operation.get("requestBody", {}).get("content", {})
+    if body:  # PLANRAG_INGEST__MAX_REQUEST_MB holds for every body
+        statuses[413] = "the request is larger than the limits (stated in the body)"
     if "multipart/form-data" in body:
         statuses[413] = "a file or the request is larger than the limits (stated in the body)"
         statuses[415] = "a file type that cannot be indexed"

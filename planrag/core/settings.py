@@ -228,6 +228,8 @@ class AskSettings(BaseModel):
     conversation_max_turns: int = Field(default=50, ge=1, le=1000)
     conversation_ttl_days: int = Field(default=30, ge=1, le=3650)
     history_budget_chars: int = Field(default=6000, ge=200, le=200000)
+    # Knowledge bases /prompt/chat answers from when a request names none (empty: plain chat).
+    chat_knowledge_bases: list[str] = []
 
 
 DEFAULT_AUTH_SECRET = "change-me"

@@ -382,6 +382,8 @@ class AskService:
             "total": len(passages),
             "stages": stages,
             "relaxed": envelope.relaxed is not None,
+            # Graph search per knowledge base (entities, triples, queries), when the plan used it.
+            "graph": stages.get("graph"),
             "hits": [
                 {
                     "n": p.n,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import ModelUnavailable
+from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.planner.schema import SearchPlan
@@ -44,6 +44,7 @@ class PlanExecutor:
         per_kb: dict[str, int] = {}
         notes: list[str] = []
         failures: list[Exception] = []
+        graph: dict[str, Any] = {}  # knowledge base → what graph search did there
         for name in plan.knowledge_bases:
             try:
                 hits = self._retrieve(kbs[name], plan, question, notes)
@@ -54,6 +55,8 @@ class PlanExecutor:
                 continue
             per_kb[name] = len(hits)
             found.extend((name, h) for h in hits)
+            if hits and hits[0].graph_metadata is not None:
+                graph[name] = hits[0].graph_metadata.model_dump(mode="json")
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
         found.sort(key=lambda item: -item[1].score)
@@ -77,6 +80,8 @@ class PlanExecutor:
             found = found[: plan.limit]
         passages = _numbered(found[: self._max_passages])
         stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
+        if graph:
+            stages["graph"] = graph
         if notes:
             stages["notes"] = notes
         return passages, stages
@@ -103,7 +108,17 @@ class PlanExecutor:
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
             reranker_threshold=plan.rerank.threshold,
+            enable_graph_search=plan.graph.enabled and kb.graph_backend != "none",
+            graph_hops=plan.graph.hops,
         )
+        if request.enable_graph_search:
+            try:
+                return self._retrieval.retrieve(kb.id, request)
+            except StoreUnavailable as exc:  # the graph server is down: the text still answers
+                notes.append(
+                    f"{kb.name}: graph search unavailable, searched without ({exc.message})"
+                )
+                request = request.model_copy(update={"enable_graph_search": False})
         try:
             return self._retrieval.retrieve(kb.id, request)
         except ModelUnavailable as exc:

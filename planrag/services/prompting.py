@@ -58,6 +58,15 @@ class SummarizeResult(BaseModel):
     fallback_reason: str | None = None
 
 
+class ChatSource(BaseModel):
+    n: int
+    doc_id: str
+    title: str | None = None
+    knowledge_base: str
+    score: float
+    content: str
+
+
 class ChatResult(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
@@ -74,6 +83,10 @@ class ChatResult(BaseModel):
     query: str
     model: str
     response: str
+    # Grounded chat (knowledge bases given): the passages the answer may cite, and how it was made.
+    sources: list[ChatSource] | None = None
+    answer_source: str | None = None
+    trace_id: str | None = None
 
 
 class ModelList(BaseModel):

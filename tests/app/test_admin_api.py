@@ -206,3 +206,9 @@ def test_a_terminated_server_removes_its_announcement(tmp_path: Path) -> None:
         signal.raise_signal(signal.SIGTERM)
     assert not (tmp_path / SERVER_FILE).exists()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+
+
+def test_the_admin_routes_answers_are_documented(server: dict[str, Any]) -> None:
+    paths = httpx.get(server["url"] + "/openapi.json").json()["paths"]
+    assert {"401", "403", "409", "422"} <= set(paths["/admin/users"]["post"]["responses"])
+    assert {"401", "403", "404"} <= set(paths["/admin/keys/{key}/revoke"]["post"]["responses"])

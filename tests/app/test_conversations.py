@@ -5,7 +5,6 @@ OpenAI-style history; conversations scoped to their owner; condensation failing 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from planrag.app.main import create_app
 from planrag.core.settings import LLMSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
+from tests.app.kb_fill import fill_kb
 from tests.app.sse import events
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.servers import serve
@@ -27,7 +27,8 @@ DOCS = [
      {"date": "20250310", "title": "2025 인사 규정 변경"}),
     ("hr2024.md", "2024년 인사 규정 변경: 재택 근무가 주 2일로 정해졌다.",
      {"date": "20240412", "title": "2024 인사 규정 변경"}),
-    ("menu.md", "구내식당 메뉴는 매주 월요일에 공지된다.", {"date": "20241105", "title": "식당 메뉴"}),
+    ("menu.md", "구내식당 메뉴는 매주 월요일에 공지된다.",
+     {"date": "20241105", "title": "식당 메뉴"}),
 ]  # fmt: skip
 
 
@@ -49,29 +50,10 @@ def data(stream: list[tuple[str, dict]], name: str) -> dict:
     return next(d for n, d in stream if n == name)
 
 
-def _fill(url: str) -> dict[str, str]:
-    kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": "hr"}).json()
-    ids = {}
-    for name, text, meta in DOCS:
-        files = {"files": (name, text.encode(), "text/markdown")}
-        made = httpx.post(
-            f"{url}/api/knowledge-bases/{kb['id']}/documents", files=files, data=meta, timeout=60
-        ).json()
-        ids[name] = made[0]["id"]
-    deadline = time.monotonic() + 120
-    while any(
-        d["status"] != "completed"
-        for d in httpx.get(f"{url}/api/knowledge-bases/{kb['id']}/documents").json()
-    ):
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    return ids
-
-
 def _served(tmp: Path, embedders: EmbedderRegistry, llm: LLMSettings, script: Script):
     settings = Settings(_env_file=None, data_dir=tmp, llm=llm)  # type: ignore[call-arg]
     with serve(create_app(settings, embedders)) as url:
-        yield Served(url, script, _fill(url))
+        yield Served(url, script, fill_kb(url, "hr", DOCS))
 
 
 @pytest.fixture(scope="module")
@@ -230,3 +212,45 @@ def test_an_llm_choice_outside_the_allow_list_is_a_400(with_llm: Served) -> None
     with_llm.script.replies += [Reply(json.dumps(plan)), Reply("답 [1].")]
     stream = with_llm.ask(question="인사 규정", llm={"provider": "openai", "model": "test-model"})
     assert data(stream, "end")["answer_source"] == "llm"
+
+
+def test_prompt_chat_is_grounded_when_given_knowledge_bases(plain: Served) -> None:
+    r = httpx.post(
+        f"{plain.url}/prompt/chat",
+        json={"query": "2025년 인사 규정 변경 알려줘", "knowledge_bases": ["hr"]},
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "extractive" and "[1]" in body["response"]
+    assert body["sources"][0]["doc_id"] == plain.ids["hr2025.md"]
+    missing = httpx.post(
+        f"{plain.url}/prompt/chat", json={"query": "x", "knowledge_bases": ["nope"]}, timeout=60
+    )
+    assert missing.status_code == 404 and "error" in missing.json()
+    # without knowledge bases it stays plain LLM chat (no LLM here: the spec's 503)
+    plain_chat = httpx.post(f"{plain.url}/prompt/chat", json={"query": "안녕"}, timeout=60)
+    assert plain_chat.status_code == 503 and "sources" not in plain_chat.json()
+
+
+def test_grounded_prompt_chat_with_an_llm_follows_the_history(with_llm: Served) -> None:
+    plan = SearchPlan(knowledge_bases=["hr"]).model_dump(by_alias=True)
+    with_llm.script.replies += [
+        Reply(json.dumps({"standalone": "작년 인사 규정 변경"})),
+        Reply(json.dumps(plan)),
+        Reply("2024년에는 재택 근무가 정해졌습니다 [1]."),
+    ]
+    r = httpx.post(
+        f"{with_llm.url}/prompt/chat",
+        json={
+            "query": "그럼 작년에는?",
+            "knowledge_bases": ["hr"],
+            "history": [{"role": "user", "content": "2025년 인사 규정 변경 알려줘"}],
+            "now": NOW,
+        },
+        timeout=120,
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer_source"] == "llm" and body["response"].endswith("[1].")
+    assert body["model"] == "test-model" and body["sources"]

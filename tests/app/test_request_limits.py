@@ -182,3 +182,14 @@ def test_the_allow_list_is_a_setting() -> None:
     assert default.check_allowed("sentence-transformers/all-MiniLM-L6-v2")
     with pytest.raises(InvalidInput):
         registry.check_allowed("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_the_413_is_documented_wherever_a_body_is_taken(app: FastAPI) -> None:
+    paths = app.openapi()["paths"]
+    for path, method in (
+        ("/rag/insert", "post"),
+        ("/api/knowledge-bases", "post"),
+        ("/api/knowledge-bases/{kb_id}/documents", "post"),
+        ("/ai/v2/ask", "post"),
+    ):
+        assert "413" in paths[path][method]["responses"], (path, method)

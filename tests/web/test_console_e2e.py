@@ -48,6 +48,8 @@ GRAPH_TEXT = (
 QUESTION = "This week's policy: how many days a week can employees work remotely?"
 TODAY = datetime.now(ZoneInfo("Asia/Seoul")).date()
 MONDAY = TODAY - timedelta(days=TODAY.weekday())
+STANDALONE = "What equipment does the company lend to employees working remotely?"
+FOLLOW_UP_ANSWER = "The company lends a laptop and a monitor for home offices [1]."
 ANSWER = "Employees may work remotely up to three days per week [1]. A laptop is lent [1]."
 TIMEOUT_MS = 120_000
 
@@ -276,8 +278,32 @@ def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, sh
     page.screenshot(path=shots / "ask.png")
 
 
+def test_a_follow_up_continues_the_conversation(page: Page, script: Script, shots: Path) -> None:
+    # The LLM rewrites the follow-up into a standalone question, plans it, answers it.
+    plan = SearchPlan(knowledge_bases=[KB_NAME], strategy="hybrid", rationale="equipment")
+    script.replies += [
+        Reply(json.dumps({"standalone": STANDALONE})),
+        Reply(json.dumps(plan.model_dump(by_alias=True), ensure_ascii=False)),
+        Reply(FOLLOW_UP_ANSWER),
+    ]
+    page.get_by_test_id("ask-question").fill("And what do they get for it?")
+    page.get_by_test_id("ask-question").press("Enter")
+    expect(page.get_by_test_id("answer-box")).to_have_attribute("data-status", "done")
+    expect(page.get_by_test_id("answer-box").get_by_test_id("answer")).to_have_text(
+        FOLLOW_UP_ANSWER
+    )
+    expect(page.get_by_test_id("past-turn")).to_have_count(1)
+    expect(page.get_by_test_id("past-turn")).to_contain_text(ANSWER)
+    followup = page.get_by_test_id("plan-card").get_by_test_id("plan-followup")
+    expect(followup).to_contain_text(STANDALONE)
+    expect(followup).to_contain_text("llm")
+    condense = script.requests[-3]
+    assert QUESTION in json.dumps(condense["messages"], ensure_ascii=False)  # the history went in
+    page.screenshot(path=shots / "ask-follow-up.png")
+
+
 def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
-    page.get_by_test_id("open-trace").click()
+    page.get_by_test_id("past-turn").get_by_role("link", name="트레이스 열기").click()
     expect(page).to_have_url(re.compile(r"/traces/[0-9a-f-]{36}$"))
     expect(page.get_by_test_id("trace-question")).to_have_text(QUESTION)
     expect(page.get_by_test_id("plan-card").get_by_test_id("plan-source")).to_have_text("llm")

@@ -142,9 +142,7 @@ class ConversationSummary(BaseModel):
 async def list_conversations(
     runtime: RuntimeDep, principal: PrincipalDep, limit: int = Query(default=50, ge=1, le=500)
 ) -> list[ConversationSummary]:
-    rows = await run_in_threadpool(
-        runtime.conversations.store.list, principal.id, limit
-    )
+    rows = await run_in_threadpool(runtime.conversations.store.list, principal.id, limit)
     return [ConversationSummary(id=i, updated_at=u, turns=n) for i, u, n in rows]
 
 
@@ -174,7 +172,5 @@ async def get_conversation(
 async def delete_conversation(
     conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
 ) -> Response:
-    await run_in_threadpool(
-        runtime.conversations.store.delete, conversation_id, principal.id
-    )
+    await run_in_threadpool(runtime.conversations.store.delete, conversation_id, principal.id)
     return Response(status_code=204)

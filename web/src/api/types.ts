@@ -190,6 +190,18 @@ export interface PlanEnvelope {
   timings_ms: Record<string, number>;
   relaxed: { dropped: Partial<SearchPlan["filters"]>; reason: string } | null;
   now?: string;
+  /** A follow-up in a conversation: the question as asked and the standalone one planned. */
+  followup?: FollowUp | null;
+}
+
+export interface FollowUp {
+  question: string;
+  standalone: string;
+  knowledge_bases: string[];
+  doc_id: string | null;
+  carried: string[];
+  source: "none" | "rules" | "llm" | "fallback";
+  reason: string | null;
 }
 
 export interface PassageRef {
