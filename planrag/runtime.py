@@ -187,7 +187,9 @@ class Runtime:
             rerankers=rerankers,
             calibrator=calibrator,
             chat=chat,
-            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
+            knowledge_bases=KnowledgeBaseService(
+                metadata, vectors, files, embedders, bm25, graphs, recalibrate=calibrator.refresh
+            ),
             ingestion=IngestionService(
                 metadata,
                 vectors,
@@ -220,6 +222,7 @@ class Runtime:
                 locks,
                 batch=settings.embedding.batch_size,
                 shared=settings.ingest.queue == "database",
+                recalibrate=calibrator.refresh,
             ),
         )
 
