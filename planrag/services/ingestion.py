@@ -148,9 +148,9 @@ class IngestionService:
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
-        self.checker = IndexChecker(metadata, vectors, self._graph_docs)
+        self.checker = IndexChecker(metadata, vectors, self.graph_docs)
 
-    def _graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
+    def graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
         """The documents with a graph in the KB (None: the KB has no graph)."""
         store = self._graph.graphs.for_kb(kb.graph_backend) if self._graph is not None else None
         return None if store is None else store.doc_ids(kb.id)
