@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from planrag.app.dependencies import RuntimeDep
 from planrag.core.errors import InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadedDocument, UploadItem
-from planrag.services.runtime import Runtime
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/documents", tags=["documents"])
 
