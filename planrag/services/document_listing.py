@@ -19,7 +19,11 @@ class DocumentListing:
         self._metadata = metadata
 
     def run(
-        self, plan: SearchPlan, kbs: dict[str, KnowledgeBase], max_passages: int
+        self,
+        plan: SearchPlan,
+        kbs: dict[str, KnowledgeBase],
+        max_passages: int,
+        restriction: dict[str, frozenset[str]] | None = None,
     ) -> tuple[list[tuple[str, Hit]], dict[str, Any]]:
         """(knowledge base name, the document's first passage) newest or oldest first, and the
         stage counts (documents in range, listed)."""
@@ -31,6 +35,7 @@ class DocumentListing:
             date_from=f.time.from_ if f.time else None,
             date_to=f.time.to if f.time else None,
             title_contains=f.title_contains,
+            allowed={kb_id: sorted(ids) for kb_id, ids in (restriction or {}).items()},
         )
         chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
         ids = [kb.id for kb in chosen]

@@ -7,12 +7,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import ModelUnavailable
+from planrag.core.errors import InvalidInput, ModelUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.document_listing import DocumentListing
+from planrag.services.ownership import Restriction
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveFilters,
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 
 # With sort newest/oldest, candidates below this fraction of the best score are dropped first.
 SORT_RELEVANCE_FLOOR = 0.5
+MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 class PlanExecutor:
@@ -34,11 +36,18 @@ class PlanExecutor:
         self._listing = listing
 
     def execute(
-        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
+        self,
+        plan: SearchPlan,
+        question: str,
+        kbs: dict[str, KnowledgeBase],
+        restriction: Restriction | None = None,
     ) -> tuple[list[Passage], dict[str, Any]]:
-        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages.
+        `restriction` (kb id → document ids) narrows a KB to those documents (per-user KBs,
+        category tags)."""
+        restriction = restriction or {}
         if plan.listing:
-            listed, stages = self._listing.run(plan, kbs, self._max_passages)
+            listed, stages = self._listing.run(plan, kbs, self._max_passages, restriction)
             return _numbered(listed), stages
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
@@ -46,7 +55,7 @@ class PlanExecutor:
         failures: list[Exception] = []
         for name in plan.knowledge_bases:
             try:
-                hits = self._retrieve(kbs[name], plan, question, notes)
+                hits = self._retrieve(kbs[name], plan, question, notes, restriction)
             except Exception as exc:  # one broken KB must not sink the others' answer
                 log.warning("search of knowledge base %s failed: %s", name, exc)
                 notes.append(f"{name}: search failed ({type(exc).__name__}: {str(exc)[:200]})")
@@ -82,9 +91,17 @@ class PlanExecutor:
         return passages, stages
 
     def _retrieve(
-        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
+        self,
+        kb: KnowledgeBase,
+        plan: SearchPlan,
+        question: str,
+        notes: list[str],
+        restriction: Restriction,
     ) -> list[Hit]:
         f = plan.filters
+        doc_ids = restricted_ids(f.doc_ids, restriction.get(kb.id))
+        if doc_ids == []:
+            return []  # nothing this caller may search here
         request = RetrieveRequest(
             query=(plan.query or question)[:2000],
             strategy=plan.strategy,
@@ -92,7 +109,7 @@ class PlanExecutor:
             score_threshold=plan.threshold,
             hybrid_mode=plan.hybrid_mode,
             filters=RetrieveFilters(
-                doc_ids=f.doc_ids or None,
+                doc_ids=doc_ids,
                 authors=f.authors or None,
                 domains=f.domains or None,
                 date_from=f.time.from_ if f.time else None,
@@ -112,6 +129,20 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
+
+
+def restricted_ids(wanted: list[str], allowed: frozenset[str] | None) -> list[str] | None:
+    """The doc-id filter: the plan's ids, narrowed to the allowed ones (None: no filter, []:
+    nothing may be searched)."""
+    if allowed is None:
+        return wanted or None
+    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
+    if len(ids) > MAX_RESTRICTED_IDS:
+        raise InvalidInput(
+            f"this ask may search {len(ids)} documents of one per-user or category-filtered "
+            f"knowledge base; at most {MAX_RESTRICTED_IDS} are supported"
+        )
+    return ids
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

@@ -26,6 +26,8 @@ class DocumentFilter(BaseModel):
     date_from: str | None = None
     date_to: str | None = None
     title_contains: str | None = None
+    # kb id → the only documents of that KB that count (per-user KBs, category tags)
+    allowed: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class Catalog:
@@ -114,6 +116,17 @@ def _conditions(kb_ids: Iterable[str], where: DocumentFilter) -> list[ColumnElem
             or_(
                 DocumentRow.title.like(pattern, escape="\\"),
                 DocumentRow.filename.like(pattern, escape="\\"),
+            )
+        )
+    if where.allowed:
+        restricted = list(where.allowed)
+        conditions.append(
+            or_(
+                DocumentRow.kb_id.not_in(restricted),
+                *(
+                    and_(DocumentRow.kb_id == kb_id, DocumentRow.id.in_(ids))
+                    for kb_id, ids in where.allowed.items()
+                ),
             )
         )
     return conditions

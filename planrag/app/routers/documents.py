@@ -9,10 +9,12 @@ from fastapi import APIRouter, File, Form, UploadFile, status
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import RuntimeDep
 from planrag.core.errors import InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadedDocument, UploadItem
+from planrag.services.ownership import acting_user
 from planrag.services.runtime import Runtime
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/documents", tags=["documents"])
@@ -63,6 +65,7 @@ def _tags(raw: str | None) -> list[str]:
 async def upload_documents(
     kb_id: str,
     runtime: RuntimeDep,
+    principal: PrincipalDep,
     files: Annotated[list[UploadFile], File(description="TXT, MD or PDF; repeat the field")],
     title: Annotated[str | None, Form()] = None,
     author: Annotated[str | None, Form()] = None,
@@ -70,14 +73,25 @@ async def upload_documents(
     date: Annotated[str | None, Form(description="YYYY-MM-DD or YYYYMMDD")] = None,
     info: Annotated[str | None, Form()] = None,
     tags: Annotated[str | None, Form(description="comma-separated or a JSON list")] = None,
+    user_id: Annotated[
+        str | None,
+        Form(description="the owner (spec 002); with auth on, the caller's principal id"),
+    ] = None,
 ) -> list[UploadedDocument]:
     """Upload documents; indexing runs in the background (poll the document's `status`).
 
     Re-uploading identical content returns the existing document (`duplicate: true`).
     """
+    owner = acting_user(runtime.settings.auth.enabled, principal.id, user_id)
     try:
         metadata = DocumentMetadata(
-            title=title, author=author, domain=domain, date=date, info=info, tags=_tags(tags)
+            title=title,
+            author=author,
+            domain=domain,
+            date=date,
+            info=info,
+            tags=_tags(tags),
+            user_id=owner,
         )
     except ValidationError as exc:
         raise InvalidInput(f"metadata: {exc.errors()[0]['msg']}") from exc
