@@ -30,22 +30,27 @@ from bench.datasets import RESULTS, all_datasets
 from bench.report import load_average, log, machine
 from planrag.core.settings import Settings
 from planrag.executors.graph import GraphSearch
+from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, EvalSession
-from planrag.services.runtime import Runtime
 from planrag.stores.graph import ChunkGraph, Entity, Relation
 from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.sparql import EmbeddedSparql
 
 
-def _settings(tmp: str) -> Settings:
-    return Settings(_env_file=None, data_dir=Path(tmp), graph={"extractor": "rule"})  # type: ignore[call-arg]
+def _settings(tmp: str, model: str | None = None) -> Settings:
+    extra = {"embedding": {"model": model}} if model else {}
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=Path(tmp), graph={"extractor": "rule"}, **extra
+    )
 
 
-def quality(names: list[str], strategy: str, hops: list[int]) -> dict[str, object]:
+def quality(
+    names: list[str], strategy: str, hops: list[int], model: str | None
+) -> dict[str, object]:
     datasets = all_datasets()
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        runtime = Runtime.open(_settings(tmp))
+        runtime = Runtime.open(_settings(tmp, model))
         try:
             for name in names:
                 data = BeirDataset.load(datasets.get(name) or Path(name))
@@ -53,6 +58,7 @@ def quality(names: list[str], strategy: str, hops: list[int]) -> dict[str, objec
                 with EvalSession(runtime, data, {"graph_backend": "ontology"}) as session:
                     stats = runtime.knowledge_bases.get(session.kb_id).graph
                     row: dict[str, object] = {
+                        "model": runtime.embedders.default_model,
                         "ingest_s": round(session.ingest_s, 1),
                         "entities": stats.entities,
                         "relations": stats.relations,
@@ -75,13 +81,13 @@ def quality(names: list[str], strategy: str, hops: list[int]) -> dict[str, objec
     return results
 
 
-def cost(name: str, docs: int) -> dict[str, object]:
+def cost(name: str, docs: int, model: str | None) -> dict[str, object]:
     data = BeirDataset.load(all_datasets()[name])
     subset = dict(list(data.corpus.items())[:docs])
     part = BeirDataset(corpus=subset, queries={}, qrels={})
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        runtime = Runtime.open(_settings(tmp))
+        runtime = Runtime.open(_settings(tmp, model))
         try:
             runtime.embedders.get().embed(["warm up"])
             for label, settings in (
@@ -157,12 +163,13 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=400)
     parser.add_argument("--entities", type=int, default=10000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--model", help="embedding model (default: PLANRAG's default)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.what == "quality":
-        result = quality(args.sets, args.strategy, args.hops)
+        result = quality(args.sets, args.strategy, args.hops, args.model)
     elif args.what == "cost":
-        result = cost(args.set, args.docs)
+        result = cost(args.set, args.docs, args.model)
     else:
         result = latency(args.entities, args.queries)
     payload = {"bench": f"graph {args.what}", "machine": machine(), "result": result}

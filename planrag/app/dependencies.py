@@ -6,9 +6,14 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from planrag.core.settings import Settings
+from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
+from planrag.services.ask import AskService
 from planrag.services.dialects import DialectServices
-from planrag.services.runtime import Runtime
+from planrag.services.ingestion import IngestionService
+from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.retrieval import RetrievalService
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -17,6 +22,34 @@ def get_runtime(request: Request) -> Runtime:
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+# Narrow dependencies: a route names the one service it uses, not the whole runtime.
+def get_ask(runtime: RuntimeDep) -> AskService:
+    return runtime.ask
+
+
+def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
+    return runtime.retrieval
+
+
+def get_documents(runtime: RuntimeDep) -> IngestionService:
+    return runtime.ingestion
+
+
+def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
+    return runtime.knowledge_bases
+
+
+def get_settings_of(runtime: RuntimeDep) -> Settings:
+    return runtime.settings
+
+
+AskDep = Annotated[AskService, Depends(get_ask)]
+RetrievalDep = Annotated[RetrievalService, Depends(get_retrieval)]
+DocumentsDep = Annotated[IngestionService, Depends(get_documents)]
+KnowledgeBasesDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_bases)]
+SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
 
 def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:

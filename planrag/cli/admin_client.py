@@ -22,8 +22,8 @@ import httpx
 
 from planrag.core.errors import PlanragError
 from planrag.core.settings import Settings
+from planrag.runtime import metadata_url
 from planrag.services.auth import AuthService
-from planrag.services.runtime import metadata_url
 from planrag.stores import migrations
 from planrag.stores.metadata import make_engine
 from planrag.stores.postgres import PostgresProvider

@@ -12,8 +12,15 @@ import typer
 from rich.console import Console
 
 from planrag.core.errors import PlanragError
+from planrag.runtime import Runtime
 from planrag.services.ask import AskRequest, PlanRequest
-from planrag.services.runtime import Runtime
+from planrag.services.ask_events import (
+    AnswerEvent,
+    EndEvent,
+    ErrorEvent,
+    SearchPlanEvent,
+    event_data,
+)
 
 console = Console(stderr=True)
 KbOption = Annotated[
@@ -106,25 +113,23 @@ async def _stream(runtime, request, scope, readable, as_json: bool) -> bool:  # 
     """Prints the events; True when the ask ended with an error event."""
     async for event in runtime.ask.ask(request, scope, readable):
         if as_json:
-            typer.echo(json.dumps({"event": event.event, "data": event.data}, ensure_ascii=False))
+            line = {"event": event.event, "data": event_data(event)}
+            typer.echo(json.dumps(line, ensure_ascii=False))
             continue
-        data = event.data
-        if event.event == "search_plan":
-            plan = data["plan"]
+        if isinstance(event, SearchPlanEvent):
+            plan = event.plan
             console.print(
-                f"[dim]plan ({data['source']}): {plan['strategy']} on {plan['knowledge_bases']}"
-                f" — {plan['rationale']}[/dim]"
+                f"[dim]plan ({event.source}): {plan.strategy} on {plan.knowledge_bases}"
+                f" — {plan.rationale}[/dim]"
             )
-        elif event.event == "answer":
-            typer.echo(data["delta"], nl=False)
-        elif event.event == "end":
+        elif isinstance(event, AnswerEvent):
+            typer.echo(event.delta, nl=False)
+        elif isinstance(event, EndEvent):
             typer.echo("")
-            for c in data["citations"]:
-                console.print(
-                    f"[dim][{c['n']}] {c['title'] or c['doc_id']} ({c['knowledge_base']})[/dim]"
-                )
-            console.print(f"[dim]answer: {data['answer_source']}  trace: {data['trace_id']}[/dim]")
-        elif event.event == "error":
-            console.print(f"[red]error:[/red] {data['code']}: {data['message']}")
+            for c in event.citations:
+                console.print(f"[dim][{c.n}] {c.title or c.doc_id} ({c.knowledge_base})[/dim]")
+            console.print(f"[dim]answer: {event.answer_source}  trace: {event.trace_id}[/dim]")
+        elif isinstance(event, ErrorEvent):
+            console.print(f"[red]error:[/red] {event.code}: {event.message}")
             return True
     return False

@@ -27,9 +27,9 @@ from planrag.core.settings import get_settings
 from planrag.core.strategies import strategy_names
 from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
 from planrag.ingest.parsers import detect_file_type
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseView
-from planrag.services.runtime import Runtime
 
 app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
 kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)

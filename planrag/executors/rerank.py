@@ -43,16 +43,7 @@ class TwoStageExecutor(BaseExecutor):
             max(TWO_STAGE_CANDIDATES, params.top_k), params.where, params.title_weight
         )
         texts = {h.chunk_id: h.text for h in hits}
-        candidates = [
-            Candidate(
-                chunk_id=h.chunk_id,
-                doc_id=h.doc_id,
-                score=h.score,
-                dense=h.score,
-                title=h.title_score,
-            )
-            for h in hits
-        ]
+        candidates = [Candidate.from_vector_hit(h) for h in hits]
         scores = self.deps.rerankers.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])
         ordered = sorted(
             (c.model_copy(update={"rerank": s}) for c, s in zip(candidates, scores, strict=True)),

@@ -15,8 +15,9 @@ from zoneinfo import ZoneInfo
 from planrag.core.settings import PlannerSettings
 from planrag.planner import query_text, time_range
 from planrag.planner.direct import is_direct
-from planrag.planner.schema import Filters, SearchPlan, Sort, TimeFilter
+from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFilter
 from planrag.planner.scope import PlanScope
+from planrag.text.entities import is_relational, question_pattern
 
 _NEWEST = re.compile(
     # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
@@ -167,6 +168,7 @@ class HeuristicPlanner:
         top_k = max(self._settings.top_k, 3 * limit) if limit else self._settings.top_k
         query = words.query
         listing = self._lists(words, filters, text, scope)
+        graph = self._graph(text, kbs, scope, reasons)
         if listing:
             first = "oldest" if sort == "oldest" else "newest"
             reasons.append(f"no topic beyond the filters → list the documents, {first} first")
@@ -176,12 +178,24 @@ class HeuristicPlanner:
             knowledge_bases=kbs,
             query=query if query and query != text else None,
             top_k=min(top_k, 50),
+            graph=graph,
             filters=filters,
             sort=sort,
             limit=limit,
             listing=listing,
             rationale="; ".join(reasons) or "default retrieval",
         )
+
+    @staticmethod
+    def _graph(question: str, kbs: list[str], scope: PlanScope, reasons: list[str]) -> GraphPlan:
+        """Graph search on for relational or multi-hop questions when a chosen KB has a graph;
+        3 hops for chains ("A의 B의 C"), else 2."""
+        chosen = [kb for kb in scope.knowledge_bases if not kbs or kb.name in kbs]
+        if not any(kb.has_graph for kb in chosen) or not is_relational(question):
+            return GraphPlan()
+        hops = 3 if question_pattern(question) == "A의 B의 C" else 2
+        reasons.append(f"relational question → graph search, {hops} hops")
+        return GraphPlan(enabled=True, hops=hops)
 
     @staticmethod
     def _lists(words: Reading, filters: Filters, question: str, scope: PlanScope) -> bool:

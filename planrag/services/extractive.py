@@ -117,7 +117,7 @@ class Extractor:
                     best = max(own, key=lambda c: (c[4], -c[2]))
                     lines.append(f"{_label(passage)}: {best[3]} [{passage.n}]")
             return "\n".join(lines)
-        if terms:
+        if terms and self._floor > 0:  # with no floor (a summary), the leading sentences do
             candidates = [c for c in candidates if c[4] > 0]
         chosen = sorted(candidates, key=lambda c: -c[0])[:SENTENCES]
         chosen.sort(key=lambda c: (c[1], c[2]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -106,8 +107,11 @@ class KnowledgeBaseService:
         embedders: EmbedderRegistry,
         bm25: BM25Store,
         graphs: GraphStores | None = None,
+        recalibrate: Callable[[str], object] | None = None,
     ) -> None:
         self._graphs = graphs
+        # Fusion weights are measured again off the query path when the tokens change.
+        self._recalibrate = recalibrate
         self._metadata = metadata
         self._vectors = vectors
         self._files = files
@@ -196,6 +200,8 @@ class KnowledgeBaseService:
             )
         self._metadata.update_kb(kb.id, {"calibration": None})
         self._bm25.mark_dirty(kb.id)
+        if self._recalibrate is not None:
+            self._recalibrate(kb.id)
 
     def delete(self, kb_id: str) -> None:
         """Cascade: graph, vectors, documents, chunks and files. Safe to retry after a crash."""

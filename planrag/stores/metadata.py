@@ -25,7 +25,7 @@ from planrag.core.types import (
     KnowledgeBaseStats,
     ReindexStatus,
 )
-from planrag.stores.bm25 import LexicalRow
+from planrag.stores.lexical import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
 
 KB_UPDATABLE = {

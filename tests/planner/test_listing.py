@@ -50,3 +50,15 @@ def test_a_topic_is_searched(question: str) -> None:
 def test_document_mode_never_lists() -> None:
     plan = HeuristicPlanner(PlannerSettings()).plan("어제 나온 기사", scope(doc_id="d1"))
     assert plan.mode == "document" and not plan.listing
+
+
+def test_policy_keeps_a_listing_out_of_document_mode() -> None:
+    from zoneinfo import ZoneInfo
+
+    from planrag.planner.policy import apply_policy
+    from planrag.planner.schema import SearchPlan
+
+    seoul = ZoneInfo("Asia/Seoul")
+    listed = SearchPlan(knowledge_bases=["news"], listing=True)
+    assert apply_policy(listed, scope(), seoul).listing
+    assert not apply_policy(listed, scope(doc_id="d1"), seoul).listing

@@ -71,3 +71,8 @@ def test_a_limit_gives_one_line_per_document() -> None:
         "뉴스 (2025-09-10): 메타버스 플랫폼에 투자를 발표했다. [1]",
         "역사: 메타버스라는 말은 1992년 소설에서 처음 등장했다. [2]",
     ]
+
+
+def test_without_a_floor_a_summary_falls_back_to_the_leading_sentences() -> None:
+    chips = passage(1, "반도체 수출이 9월에 크게 늘었다. 메모리 가격이 상승했다.")
+    assert Extractor(floor=0.0).answer("고양이", [chips], None).endswith("[1]")

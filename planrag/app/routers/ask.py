@@ -18,6 +18,7 @@ from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.ask import PlanRequest
+from planrag.services.ask_events import event_data
 from planrag.services.conversations import ConversationRequest
 from planrag.services.ownership import acting_user
 from planrag.stores.conversations import ConversationNotFound
@@ -78,7 +79,7 @@ async def ask(
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:
             yield ServerSentEvent(
-                event=item.event, data=json.dumps(item.data, ensure_ascii=False, default=str)
+                event=item.event, data=json.dumps(event_data(item), ensure_ascii=False)
             )
 
     return EventSourceResponse(

@@ -13,9 +13,9 @@ from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import RuntimeDep
 from planrag.core.errors import InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadedDocument, UploadItem
 from planrag.services.ownership import acting_user
-from planrag.services.runtime import Runtime
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/documents", tags=["documents"])
 

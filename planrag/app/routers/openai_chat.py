@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound
-from planrag.services.ask import AskEvent
+from planrag.services.ask_events import AskEvent, event_data
 from planrag.services.conversations import ChatMessage, ConversationRequest
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
@@ -113,22 +113,23 @@ class _Collected:
 
     def take(self, event: AskEvent) -> str | None:
         """Records what the event says; returns answer text when it is a delta."""
+        data = event_data(event)
         if event.event == "search_plan":
-            self.plan = event.data
+            self.plan = data
         elif event.event == "context":
             self.sources = [
                 {
                     k: p.get(k)
                     for k in ("n", "doc_id", "chunk_id", "title", "knowledge_base", "score")
                 }
-                for p in event.data.get("passages", [])
+                for p in data.get("passages", [])
             ]
         elif event.event == "answer":
-            return str(event.data.get("delta", ""))
+            return str(data.get("delta", ""))
         elif event.event == "error":
-            self.error = event.data
+            self.error = data
         elif event.event == "end":
-            self.end = event.data
+            self.end = data
         return None
 
     def extra(self) -> dict[str, Any]:
