@@ -172,3 +172,24 @@ def test_category_ids_filter_by_tags(team) -> None:  # type: ignore[no-untyped-d
         assert kept in response.text and dropped not in response.text
     both = client.post("/ai/v2/ask", json=body, headers=admin)
     assert "영수증" in both.text and "사전 승인" in both.text
+
+
+def test_openai_chat_answers_each_user_from_their_documents(team) -> None:  # type: ignore[no-untyped-def]
+    client, heads = team["client"], team["heads"]
+    for who, own, foreign in (("alice", "알파카", "비버"), ("bob", "비버", "알파카")):
+        body: dict[str, Any] = {
+            "model": "team",
+            "messages": [{"role": "user", "content": QUESTION}],
+        }
+        if not heads[who]:
+            body["user"] = who  # OpenAI's end-user field, trusted with auth off
+        response = client.post("/v1/chat/completions", json=body, headers=heads[who])
+        assert response.status_code == 200, response.text
+        assert own in response.text and foreign not in response.text
+    if heads["alice"]:  # auth on: naming someone else is refused
+        body = {"model": "team", "messages": [{"role": "user", "content": QUESTION}]}
+        body["user"] = team["users"]["bob"]
+        assert (
+            client.post("/v1/chat/completions", json=body, headers=heads["alice"]).status_code
+            == 403
+        )
