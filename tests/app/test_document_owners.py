@@ -193,3 +193,22 @@ def test_openai_chat_answers_each_user_from_their_documents(team) -> None:  # ty
             client.post("/v1/chat/completions", json=body, headers=heads["alice"]).status_code
             == 403
         )
+
+
+def test_the_document_api_keeps_other_users_documents_out(team) -> None:  # type: ignore[no-untyped-def]
+    """With auth on a non-admin sees only their documents of a per-user KB (list, get, chunks,
+    delete); with auth off everyone is the open admin and sees all."""
+    client, heads, kb = team["client"], team["heads"], team["kb"]
+    path = f"/api/knowledge-bases/{kb['id']}/documents"
+    bob_doc = team["docs"]["bob"]["id"]
+    listed = {d["id"] for d in client.get(path, headers=heads["alice"]).json()}
+    if not heads["alice"]:
+        assert bob_doc in listed
+        return
+    assert listed == {team["docs"]["alice"]["id"]}
+    for method, suffix in (("GET", ""), ("GET", "/chunks"), ("DELETE", "")):
+        got = client.request(method, f"{path}/{bob_doc}{suffix}", headers=heads["alice"])
+        assert got.status_code == 403 and "비버" not in got.text
+    chunks = client.get(f"{path}/{bob_doc}/chunks", headers=heads["bob"])
+    assert chunks.status_code == 200 and "비버" in chunks.text
+    assert bob_doc in {d["id"] for d in client.get(path, headers=heads["admin"]).json()}
