@@ -19,6 +19,7 @@ from planrag.app.routers.spec000_schemas import error, responses
 from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound
 from planrag.services.ask import LLMChoice
 from planrag.services.conversations import ChatMessage, ConversationRequest
+from planrag.services.ownership import acting_user
 from planrag.services.prompting import (
     ChatResult,
     ChatSource,
@@ -187,6 +188,7 @@ def chat(
         knowledge_bases=list(grounded),
         llm=LLMChoice(model=body.model) if body.model else None,
         history=body.history,
+        user_id=acting_user(runtime.settings.auth.enabled, principal.id, None),
     )
     prepared = runtime.conversations.prepare(request, principal.name)
     outcome = runtime.ask.run(prepared.request, access.readable(), principal.name)
