@@ -46,6 +46,7 @@ from planrag.services.ask_events import (
 )
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
+from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
@@ -97,6 +98,17 @@ class AskRequest(PlanRequest):
         le=1,
         description="the answer's register (spec 002): -1 casual (반말), 0 neutral (해요체), "
         "1 formal (합쇼체); default: the model's own",
+    )
+    user_id: str | None = Field(
+        default=None,
+        max_length=200,
+        description="spec 002: whose documents a per-user knowledge base searches (with auth "
+        "on, the authenticated principal; another user's id is refused)",
+    )
+    category_ids: list[str | int] | None = Field(
+        default=None,
+        max_length=20,
+        description="spec 002: only documents tagged with one of these (the plan's `tags`)",
     )
 
 
@@ -176,6 +188,7 @@ class AskService:
         self._strategies = list(strategies)
         self.traces = traces
         self._planning_pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="plan")
+        self._owners = OwnershipResolver(metadata.engine)
 
     # ------------------------------------------------------------------ planning
 
@@ -202,6 +215,11 @@ class AskService:
             doc = self._metadata.get_document(doc_id)
             if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle
                 raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
+            check_owner(
+                next(kb for kb in readable if kb.id == doc.kb_id),
+                doc,
+                request.user_id if isinstance(request, AskRequest) else None,
+            )
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
                 raise InvalidInput(
@@ -285,6 +303,7 @@ class AskService:
         )
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
+        envelope = _with_categories(envelope, run.request.category_ids)
         run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
         run.record.envelope = envelope
         run.record.timings_ms["plan"] = _ms(run.started)
@@ -295,8 +314,11 @@ class AskService:
     ) -> list[Passage]:
         kbs = {kb.name: kb for kb in readable}
         searched = time.perf_counter()
+        chosen = [kbs[name] for name in envelope.plan.knowledge_bases if name in kbs]
+        # Per-user KBs: only the asking user's documents (spec 002 user_id).
+        restriction = await asyncio.to_thread(self._owners.restriction, chosen, run.request.user_id)
         passages, stages = await asyncio.to_thread(
-            self._executor.execute, envelope.plan, run.request.question, kbs
+            self._executor.execute, envelope.plan, run.request.question, kbs, restriction
         )
         run.record.timings_ms["search"] = _ms(searched)
         run.record.stages = stages
@@ -429,6 +451,16 @@ class AskService:
         extractor = self._extractor(plan, readable)
         text = extractor.answer(plan.query or question, passages, per_document)
         return text or answers.no_evidence_reply(question)
+
+
+def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None) -> PlanEnvelope:
+    """Spec 002 `category_ids` are the plan's `tags` filter (shown in `search_plan`)."""
+    if not categories:
+        return envelope
+    tags = list(dict.fromkeys([*envelope.plan.filters.tags, *(str(c) for c in categories)]))
+    filters = envelope.plan.filters.model_copy(update={"tags": tags})
+    plan = envelope.plan.model_copy(update={"filters": filters})
+    return envelope.model_copy(update={"plan": plan})
 
 
 def _ms(since: float) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from planrag.core.types import ChunkKind, Hit, HitMetadata, KnowledgeBase
 from planrag.planner.schema import SearchPlan
 from planrag.services.ask_events import SearchStages
-from planrag.stores.catalog import Catalog
+from planrag.stores.catalog import Catalog, Restriction
 from planrag.stores.metadata import MetadataStore
 
 
@@ -18,15 +18,22 @@ class DocumentListing:
         self._metadata = metadata
 
     def run(
-        self, plan: SearchPlan, kbs: dict[str, KnowledgeBase], max_passages: int
+        self,
+        plan: SearchPlan,
+        kbs: dict[str, KnowledgeBase],
+        max_passages: int,
+        restriction: Restriction | None = None,
     ) -> tuple[list[tuple[str, Hit]], SearchStages]:
         """(knowledge base name, the document's first passage) newest or oldest first, and the
-        stage counts (documents in range, listed)."""
+        stage counts (documents in range, listed). `restriction` (kb id → document ids) keeps
+        only those documents of a KB (per-user KBs)."""
         where = plan.filters.to_retrieve()
         chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
         ids = [kb.id for kb in chosen]
         limit = min(plan.limit or plan.top_k, max_passages)
-        doc_ids = self._catalog.list_documents(ids, where, plan.sort != "oldest", limit)
+        doc_ids = self._catalog.list_documents(
+            ids, where, plan.sort != "oldest", limit, restriction
+        )
         names = {kb.id: kb.name for kb in chosen}
         docs = self._metadata.get_documents(doc_ids)
         listed: list[tuple[str, Hit]] = []
@@ -55,7 +62,7 @@ class DocumentListing:
             listed.append((names[doc.kb_id], hit))
         stages = SearchStages(
             listed=True,
-            in_range=self._catalog.count_documents(ids, where),
+            in_range=self._catalog.count_documents(ids, where, restriction),
             merged=len(listed),
             passages=len(listed),
         )

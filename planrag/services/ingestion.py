@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from planrag.core import telemetry
 from planrag.core.errors import (
+    Conflict,
     EmptyUpload,
     InvalidInput,
     NotFound,
@@ -189,7 +190,7 @@ class IngestionService:
         background: bool = True,
     ) -> list[UploadedDocument]:
         """Store the files and queue them. Identical content in the same KB is not re-added."""
-        self._metadata.get_kb(kb_id)
+        kb = self._metadata.get_kb(kb_id)
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
@@ -202,6 +203,14 @@ class IngestionService:
                 digest,
                 metadata or DocumentMetadata(),
             )
+            owner = (metadata or DocumentMetadata()).user_id
+            if not created and kb.per_user and doc.metadata.user_id != owner:
+                # Never hand one user another's document (its id, title) as a "duplicate".
+                raise Conflict(
+                    f"'{item.filename}': identical content belongs to another user in this "
+                    "per-user knowledge base",
+                    filename=item.filename,
+                )
             if created or not self._files.exists(kb_id, doc.id, file_type):
                 if item.path is not None:
                     self._files.save_file(kb_id, doc.id, file_type, item.path)

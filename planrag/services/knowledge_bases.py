@@ -57,6 +57,10 @@ class KnowledgeBaseCreate(BaseModel):
         max_length=10000,
         description="proper nouns and compounds BM25 keeps whole (a per-KB user dictionary)",
     )
+    per_user: bool = Field(
+        default=False,
+        description="each ask searches only the asking user's documents (spec 002 user_id)",
+    )
 
 
 class KnowledgeBaseUpdate(BaseModel):
@@ -74,6 +78,9 @@ class KnowledgeBaseUpdate(BaseModel):
     )
     user_words: list[str] | None = Field(
         default=None, max_length=10000, description="re-tokenises the KB's chunks for BM25"
+    )
+    per_user: bool | None = Field(
+        default=None, description="each ask searches only the asking user's documents"
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import ModelUnavailable, StoreUnavailable
+from planrag.core.errors import InvalidInput, ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.executors.pipeline import sort_and_limit
@@ -15,12 +15,14 @@ from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages
 from planrag.services.document_listing import DocumentListing
+from planrag.services.ownership import Restriction
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveRequest,
 )
 
 log = logging.getLogger(__name__)
+MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 class PlanExecutor:
@@ -32,11 +34,17 @@ class PlanExecutor:
         self._listing = listing
 
     def execute(
-        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
+        self,
+        plan: SearchPlan,
+        question: str,
+        kbs: dict[str, KnowledgeBase],
+        restriction: Restriction | None = None,
     ) -> tuple[list[Passage], SearchStages]:
-        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages.
+        `restriction` (kb id → document ids) narrows a KB to those documents (per-user KBs)."""
+        restriction = restriction or {}
         if plan.listing:
-            listed, stages = self._listing.run(plan, kbs, self._max_passages)
+            listed, stages = self._listing.run(plan, kbs, self._max_passages, restriction)
             return _numbered(listed), stages
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
@@ -45,7 +53,7 @@ class PlanExecutor:
         graph: dict[str, Any] = {}  # knowledge base → what graph search did there
         for name in plan.knowledge_bases:
             try:
-                hits = self._retrieve(kbs[name], plan, question, notes)
+                hits = self._retrieve(kbs[name], plan, question, notes, restriction)
             except Exception as exc:  # one broken KB must not sink the others' answer
                 log.warning("search of knowledge base %s failed: %s", name, exc)
                 notes.append(f"{name}: search failed ({type(exc).__name__}: {str(exc)[:200]})")
@@ -77,15 +85,26 @@ class PlanExecutor:
         return passages, stages
 
     def _retrieve(
-        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
+        self,
+        kb: KnowledgeBase,
+        plan: SearchPlan,
+        question: str,
+        notes: list[str],
+        restriction: Restriction,
     ) -> list[Hit]:
+        filters = plan.filters.to_retrieve()
+        if kb.id in restriction:
+            allowed = restricted_ids(filters.doc_ids or [], restriction[kb.id])
+            if not allowed:
+                return []  # nothing this caller may search here
+            filters = filters.model_copy(update={"doc_ids": allowed})
         request = RetrieveRequest(
             query=(plan.query or question)[:2000],
             strategy=plan.strategy,
             top_k=plan.top_k,
             score_threshold=plan.threshold,
             hybrid_mode=plan.hybrid_mode,
-            filters=plan.filters.to_retrieve(),
+            filters=filters,
             weights=(plan.weights if plan.weights.title > 0 else None),
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
@@ -109,6 +128,17 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
+
+
+def restricted_ids(wanted: list[str], allowed: frozenset[str]) -> list[str]:
+    """The plan's document ids narrowed to the allowed ones (all allowed when it names none)."""
+    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
+    if len(ids) > MAX_RESTRICTED_IDS:
+        raise InvalidInput(
+            f"this ask may search {len(ids)} documents of one per-user knowledge base; at "
+            f"most {MAX_RESTRICTED_IDS} are supported"
+        )
+    return ids
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

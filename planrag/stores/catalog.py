@@ -13,6 +13,9 @@ from planrag.core.filters import RetrieveFilters, has_tag
 from planrag.core.types import DocumentStatus, KbFacets
 from planrag.stores.tables import DocumentRow
 
+# kb id → the only documents of that KB an ask may see (per-user KBs); absent: no restriction
+Restriction = dict[str, frozenset[str]]
+
 FACET_LIMIT = 50
 CACHE_TTL_S = 5.0
 
@@ -81,21 +84,32 @@ class Catalog:
         with self._engine.connect() as conn:
             return sorted(conn.execute(query).scalars())
 
-    def count_documents(self, kb_ids: Iterable[str], where: RetrieveFilters) -> int:
+    def count_documents(
+        self, kb_ids: Iterable[str], where: RetrieveFilters, restriction: Restriction | None = None
+    ) -> int:
         """Documents in these KBs that the filter leaves."""
-        condition = and_(*self._conditions(kb_ids, where))
+        condition = and_(*self._conditions(kb_ids, where), *_restricted(restriction))
         with self._engine.connect() as conn:
             return int(conn.execute(select(func.count()).where(condition)).scalar_one())
 
     def list_documents(
-        self, kb_ids: Iterable[str], where: RetrieveFilters, newest: bool, limit: int
+        self,
+        kb_ids: Iterable[str],
+        where: RetrieveFilters,
+        newest: bool,
+        limit: int,
+        restriction: Restriction | None = None,
     ) -> list[str]:
         """Ids of the completed documents the filter leaves, by date (newest or oldest first;
         undated last, then by upload time)."""
         date = DocumentRow.date.desc() if newest else DocumentRow.date.asc()
         query = (
             select(DocumentRow.id)
-            .where(*self._conditions(kb_ids, where), DocumentRow.status == "completed")
+            .where(
+                *self._conditions(kb_ids, where),
+                *_restricted(restriction),
+                DocumentRow.status == "completed",
+            )
             .order_by(DocumentRow.date.is_(None), date, DocumentRow.created_at.desc())
             .limit(limit)
         )
@@ -129,6 +143,21 @@ class Catalog:
                 )
             )
         return conditions
+
+
+def _restricted(restriction: Restriction | None) -> list[ColumnElement[bool]]:
+    """A restricted KB's documents count only when allowed; other KBs' all do."""
+    if not restriction:
+        return []
+    return [
+        or_(
+            DocumentRow.kb_id.not_in(list(restriction)),
+            *(
+                and_(DocumentRow.kb_id == kb_id, DocumentRow.id.in_(sorted(ids)))
+                for kb_id, ids in restriction.items()
+            ),
+        )
+    ]
 
 
 def _iso_date(value: str) -> str:

@@ -35,6 +35,7 @@ KB_UPDATABLE = {
     "score_threshold",
     "chunking",
     "user_words",
+    "per_user",
     "calibration",
     # a reindex's progress, and its switch (model, dimension and generation in one commit)
     "reindex",
@@ -77,6 +78,7 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         vector_store=row.vector_store,  # type: ignore[arg-type]
         vector_generation=row.vector_generation or 0,
         reindex=ReindexStatus.model_validate(row.reindex) if row.reindex else None,
+        per_user=bool(row.per_user),
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),
     )
@@ -101,6 +103,7 @@ def _doc(row: DocumentRow) -> Document:
             date=row.date,
             info=row.info,
             tags=list(row.tags or []),
+            user_id=row.user_id,
         ),
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),

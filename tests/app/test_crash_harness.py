@@ -23,7 +23,7 @@ import pytest
 
 from planrag.core.settings import Settings
 from planrag.core.types import ChunkKind, DocumentStatus
-from planrag.services.runtime import Runtime
+from planrag.runtime import Runtime
 from tests.app.test_crash_recovery import Server, documents
 
 pytestmark = pytest.mark.slow

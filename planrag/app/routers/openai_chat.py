@@ -25,6 +25,7 @@ from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound
 from planrag.services.ask_events import AskEvent, event_data
 from planrag.services.conversations import ChatMessage, ConversationRequest
+from planrag.services.ownership import acting_user
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
 
@@ -74,8 +75,11 @@ async def chat_completions(
         if kb is None:
             raise KnowledgeBaseNotFound(f"model '{body.model}' is no knowledge base of yours")
         knowledge_bases = [kb.name]
+    # OpenAI's `user` names the end user: spec 002's user_id (per-user KBs; with auth on, the
+    # principal, and naming anyone else is a 403).
+    user = acting_user(runtime.settings.auth.enabled, principal.id, body.user)
     request = ConversationRequest(
-        question=question, knowledge_bases=knowledge_bases, messages=history
+        question=question, knowledge_bases=knowledge_bases, messages=history, user_id=user
     )
     prepared = await run_in_threadpool(runtime.conversations.prepare, request, principal.id)
     readable = await run_in_threadpool(access.readable)
