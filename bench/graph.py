@@ -90,12 +90,11 @@ def cost(name: str, docs: int, model: str | None) -> dict[str, object]:
         runtime = Runtime.open(_settings(tmp, model))
         try:
             runtime.embedders.get().embed(["warm up"])
-            for label, settings in (
-                ("without graph", {}),
-                ("with graph", {"graph_backend": "ontology"}),
-            ):
+            runs = [("without graph", {}), ("with graph", {"graph_backend": "ontology"})] * 2
+            for label, settings in runs:  # alternated; each side's best of two
                 with EvalSession(runtime, part, settings) as session:
-                    timings[label] = round(session.ingest_s, 2)
+                    best = min(timings.get(label, session.ingest_s), session.ingest_s)
+                    timings[label] = round(best, 2)
                     log(f"{label}: {session.ingest_s:.1f} s for {len(subset)} documents")
         finally:
             runtime.close()
