@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from planrag.core import telemetry
 from planrag.core.errors import PlanragError, StoreUnavailable
@@ -45,6 +46,22 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body("validation_error", message, errors), status_code=422)
 
 
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own answers (no such route, wrong method) in the documented error shape."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        message = f"no route {request.method} {request.url.path}; the API is listed at /docs"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    body = error_body(HTTP_CODES.get(exc.status_code, "http_error"), message)
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)
     return JSONResponse(
@@ -55,4 +72,5 @@ async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
 def install(app: FastAPI) -> None:
     app.add_exception_handler(PlanragError, planrag_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, unexpected_error)

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import auth, errors, observability
+from planrag.app.dependencies import resolve_kb_path
 from planrag.app.routers import (
     ask,
     documents,
@@ -80,7 +81,8 @@ def create_app(
         description="LLM-planned retrieval-augmented question answering (Korean first).",
         openapi_tags=TAGS,
         lifespan=lifespan,
-        dependencies=[Depends(auth.authenticate)],
+        # a KB path segment may be a name (resolved to the id first), then authentication
+        dependencies=[Depends(resolve_kb_path), Depends(auth.authenticate)],
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)

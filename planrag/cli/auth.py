@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from planrag.core.errors import PlanragError
-from planrag.services.runtime import Runtime
+
+if TYPE_CHECKING:
+    from planrag.services.runtime import Runtime
 
 console = Console(stderr=True)
 KbScope = Annotated[

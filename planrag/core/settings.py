@@ -165,6 +165,10 @@ class Settings(BaseSettings):
     # request_id). Every line carries the request id of the HTTP request it belongs to.
     log_format: Literal["text", "json"] = "text"
     server: ServerSettings = ServerSettings()
+    # The CLI talks to this server when set (else to the one running for the data dir, if any).
+    server_url: str = ""
+    # The API key the CLI sends to a server with authentication on (X-API-Key).
+    api_key: str = ""
     db: DatabaseSettings = DatabaseSettings()
     milvus: MilvusSettings = MilvusSettings()
     pg: PgSettings = PgSettings()

@@ -52,7 +52,7 @@ class PlanRequest(BaseModel):
         default=None, description="resolve time words against this moment (default: now)"
     )
     knowledge_bases: list[str] | None = Field(
-        default=None, max_length=20, description="names; default: every readable one"
+        default=None, max_length=20, description="names or ids; default: every readable one"
     )
 
 
@@ -145,12 +145,13 @@ class AskService:
                 f"question longer than {self._settings.ask.max_question_chars} characters"
             )
         chosen = readable
-        if request.knowledge_bases:
-            names = {kb.name for kb in readable}
-            missing = [n for n in request.knowledge_bases if n not in names]
+        if request.knowledge_bases:  # each by name or id
+            by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
+            missing = [n for n in request.knowledge_bases if n not in by_key]
             if missing:
                 raise KnowledgeBaseNotFound(f"knowledge base '{missing[0]}' not found")
-            chosen = [kb for kb in readable if kb.name in request.knowledge_bases]
+            wanted = {by_key[n].id for n in request.knowledge_bases}
+            chosen = [kb for kb in readable if kb.id in wanted]
         if doc_id is not None:
             doc = self._metadata.get_document(doc_id)
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]

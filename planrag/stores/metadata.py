@@ -6,7 +6,7 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, delete, event, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -24,8 +24,10 @@ from planrag.core.types import (
     KnowledgeBase,
     KnowledgeBaseStats,
 )
-from planrag.stores.bm25 import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
+
+if TYPE_CHECKING:  # bm25s (and scipy) load only when a lexical index is built
+    from planrag.stores.bm25 import LexicalRow
 
 KB_UPDATABLE = {
     "name",
@@ -301,6 +303,8 @@ class MetadataStore:
 
     def lexical_rows(self, kb_id: str) -> list[LexicalRow]:
         """Searchable chunks of a KB's completed documents with their tokens and metadata."""
+        from planrag.stores.bm25 import LexicalRow
+
         query = (
             select(
                 ChunkRow.id,

@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.planner.schema import PlanEnvelope
+from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest, PlanRequest
 from planrag.stores.traces import Trace, TraceSummary
 
@@ -25,6 +26,12 @@ threshold) → `context` (the numbered passages the answer may cite) → `answer
 `end` (`trace_id`, `answer_source` llm|extractive|canned|none, `citations`, `timings_ms`).
 A failure after the stream started is an `error` event `{code, message, trace_id}`.
 Greetings (mode `direct`) skip the search events."""
+
+def _names(request: PlanRequest, access: KnowledgeBaseAccess) -> None:
+    """`knowledge_bases` may list ids as well as names: ids become names (scopes are names)."""
+    if request.knowledge_bases:
+        request.knowledge_bases = [access.name_of(k) for k in request.knowledge_bases]
+
 
 ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["news"]}
 
@@ -49,6 +56,7 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
 async def ask(
     request: AskRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
 ) -> EventSourceResponse:
+    await run_in_threadpool(_names, request, access)
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
@@ -86,6 +94,7 @@ async def ask(
     },
 )
 async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+    await run_in_threadpool(_names, request, access)
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
