@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, errors, observability
+from planrag.app import auth, docs, errors, observability
 from planrag.app.dependencies import resolve_kb_path
 from planrag.app.routers import (
     ask,
@@ -81,6 +81,8 @@ def create_app(
         description="LLM-planned retrieval-augmented question answering (Korean first).",
         openapi_tags=TAGS,
         lifespan=lifespan,
+        docs_url=None,  # served by planrag.app.docs from packaged assets, not a CDN
+        redoc_url=None,
         # a KB path segment may be a name (resolved to the id first), then authentication
         dependencies=[Depends(resolve_kb_path), Depends(auth.authenticate)],
     )
@@ -91,4 +93,5 @@ def create_app(
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(observability.router)
+    docs.install(app)
     return app

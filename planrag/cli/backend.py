@@ -159,7 +159,9 @@ class LocalBackend:
                     return
                 yield event.event, event.data
         finally:
-            loop.run_until_complete(events.aclose())
+            closing = getattr(events, "aclose", None)
+            if closing is not None:
+                loop.run_until_complete(closing())
             loop.close()
 
 

@@ -22,8 +22,8 @@ class ServerUnreachable(PlanragError):
 def _remote_error(response: httpx.Response) -> PlanragError:
     try:
         body = response.json()
-        error = body.get("error") if isinstance(body, dict) else None
-        code, message = error["code"], error["message"]
+        error: Any = body.get("error") if isinstance(body, dict) else None
+        code, message = str(error["code"]), str(error["message"])
     except (ValueError, KeyError, TypeError):
         code, message = "http_error", f"HTTP {response.status_code}: {response.text[:300]}"
     exc = PlanragError(message)
@@ -99,7 +99,7 @@ class ApiClient:
 
 
 def _parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    event, data = "message", []
+    event, data = "message", list[str]()
     for line in lines:
         if not line:
             if data:

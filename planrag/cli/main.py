@@ -205,8 +205,8 @@ def ingest(
     files, failures, skipped = collect_files(paths)
     if title and len(files) > 1:
         raise typer.BadParameter("--title names one file; use front matter or sidecar files")
-    defaults = {"title": title, "author": author, "domain": domain, "date": date, "info": info}
-    defaults["tags"] = tag or []
+    defaults: dict[str, Any] = {"title": title, "author": author, "domain": domain}
+    defaults |= {"date": date, "info": info, "tags": tag or []}
     with backend(may_create=create) as server:
         target = _target_kb(server, kb, create)
         _ingest_files(server, target, files, defaults, failures)
@@ -233,8 +233,7 @@ def _ingest_files(
     defaults: dict[str, Any],
     failures: list[tuple[Path, str]],
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.progress import TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeElapsedColumn(), console=console) as progress:
@@ -314,7 +313,7 @@ auth_commands.register(app, _runtime)
 
 def _setting_error(exc: Exception) -> str:
     """A settings validation error as one line naming the environment variable."""
-    errors = getattr(exc, "errors", lambda: [])()
+    errors: list[dict[str, Any]] = getattr(exc, "errors", list)()
     parts = []
     for error in errors:
         name = "PLANRAG_" + "__".join(str(p).upper() for p in error.get("loc", ()))
@@ -323,22 +322,16 @@ def _setting_error(exc: Exception) -> str:
 
 
 def main() -> None:
-    """The entry point: domain and configuration errors end in one line, not a traceback."""
+    """The entry point: domain and configuration errors end in one line, not a traceback
+    (usage errors, --help and exit codes are typer's)."""
     try:
-        app(standalone_mode=False)
+        app()
     except PlanragError as exc:
         console.print(f"[red]error:[/red] {exc.message}", highlight=False)
         sys.exit(2 if exc.details.get("setting") else 1)
     except Exception as exc:
-        import click
         from pydantic import ValidationError
 
-        if isinstance(exc, click.exceptions.Abort):
-            console.print("aborted")
-            sys.exit(1)
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
         if isinstance(exc, ValidationError) and exc.title == "Settings":
             console.print(f"[red]error:[/red] {_setting_error(exc)}", highlight=False)
             sys.exit(2)

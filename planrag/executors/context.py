@@ -67,6 +67,7 @@ class QueryContext:
         self.bm25 = bm25
         self.title_texts = title_texts
         self.fusion: FusionInfo | None = None
+        self.notes: list[str] = []  # what the caller should be told (e.g. a skipped stage)
 
     @cached_property
     def vector(self) -> list[float]:

@@ -110,9 +110,12 @@ class PlanExecutor:
             reranker_threshold=plan.rerank.threshold,
         )
         try:
-            return self._retrieval.retrieve(kb.id, request)
+            skipped: list[str] = []
+            hits = self._retrieval.retrieve(kb.id, request, skipped)
+            notes.extend(f"{kb.name}: {note}" for note in skipped)
+            return hits
         except ModelUnavailable as exc:
-            if not (request.use_reranker or request.strategy == "2-stage"):
+            if not request.use_reranker:
                 raise
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})

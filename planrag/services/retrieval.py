@@ -122,7 +122,11 @@ class RetrievalService:
         self._executors = executors
         self._rerankers = rerankers
 
-    def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
+    def retrieve(
+        self, kb_id: str, request: RetrieveRequest, notes: list[str] | None = None
+    ) -> list[Hit]:
+        """Hits best first; `notes` (when given) receives what the caller should be told, e.g.
+        that 2-stage's reranking was skipped because no reranker can load."""
         kb = self._metadata.get_kb(kb_id)
         if not request.query.strip():
             raise InvalidInput("query is blank")
@@ -145,6 +149,8 @@ class RetrievalService:
             title_weight=request.weights.title if request.weights else 0.0,
         )
         found = self._post_process(ctx, request, executor.run(ctx, params))
+        if notes is not None:
+            notes.extend(ctx.notes)
         found = [c for c in found if c.score >= threshold]
         return self._to_hits(kb, found, ctx.fusion)[:top_k]
 

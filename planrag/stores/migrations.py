@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 SCRIPT_LOCATION = Path(__file__).resolve().parent.parent / "alembic"
-_REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]*)?=\s*['\"]?([\w-]+|None)['\"]?", re.M)
+_REVISION = re.compile(
+    r"^(down_revision|revision)\s*(?::[^=]*)?=\s*['\"]?([\w-]+|None)['\"]?", re.M
+)
 
 
 def alembic_config(url: str) -> Config:

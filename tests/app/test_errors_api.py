@@ -127,11 +127,23 @@ def test_missing_reranker_model_is_a_503_naming_the_setting(client: TestClient) 
     kb = create_kb(client)
     upload(client, kb["id"], ("a.txt", b"hello world"))
     wait_for_documents(client, kb["id"])
-    for body in (
-        {"query": "hello", "strategy": "2-stage"},
-        {"query": "hello", "strategy": "ann", "use_reranker": True},
-    ):
-        response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
-        assert response.status_code == 503
-        assert response.json()["error"]["code"] == "model_unavailable"
-        assert "PLANRAG_RERANK__MODEL" in response.json()["error"]["message"]
+    body = {"query": "hello", "strategy": "ann", "use_reranker": True}
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "model_unavailable"
+    assert "PLANRAG_RERANK__MODEL" in response.json()["error"]["message"]
+
+
+def test_2_stage_without_a_reranker_runs_its_first_stage_and_says_so(client: TestClient) -> None:
+    kb = create_kb(client)
+    upload(client, kb["id"], ("a.txt", b"hello world"))
+    wait_for_documents(client, kb["id"])
+    body = {"query": "hello", "strategy": "2-stage"}
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
+    assert response.status_code == 200, response.text
+    hits = response.json()
+    assert hits and hits[0]["metadata"]["rerank_score"] is None
+    notice = response.headers["x-planrag-notice"]
+    assert notice.startswith("reranking skipped") and "PLANRAG_RERANK__MODEL" in notice
+    plain = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "hello"})
+    assert "x-planrag-notice" not in plain.headers

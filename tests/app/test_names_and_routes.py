@@ -44,7 +44,9 @@ def test_ask_and_plan_take_knowledge_base_ids(client: TestClient) -> None:
     plan = client.post("/ai/v2/plan", json={"question": "환율 전망", "knowledge_bases": [kb["id"]]})
     assert plan.status_code == 200, plan.text
     assert plan.json()["plan"]["knowledge_bases"] == ["news"]
-    by_name = client.post("/ai/v2/plan", json={"question": "환율 전망", "knowledge_bases": ["news"]})
+    by_name = client.post(
+        "/ai/v2/plan", json={"question": "환율 전망", "knowledge_bases": ["news"]}
+    )
     assert by_name.json()["plan"]["knowledge_bases"] == ["news"]
     with client.stream(
         "POST", "/ai/v2/ask", json={"question": "환율 전망", "knowledge_bases": [kb["id"]]}
@@ -64,3 +66,16 @@ def test_unknown_routes_answer_in_the_error_shape(client: TestClient) -> None:
     wrong_method = client.put("/api/knowledge-bases")
     assert wrong_method.status_code == 405
     assert wrong_method.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_api_docs_work_offline(client: TestClient) -> None:
+    """Swagger UI and ReDoc load their scripts from this server (a packaged copy), not a CDN."""
+    for page, asset in (("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")):
+        html = client.get(page)
+        assert html.status_code == 200 and "text/html" in html.headers["content-type"]
+        assert f"/docs/assets/{asset}" in html.text
+        assert "cdn." not in html.text and "fonts.googleapis" not in html.text
+        script = client.get(f"/docs/assets/{asset}")
+        assert script.status_code == 200 and len(script.content) > 100_000
+    assert client.get("/docs/assets/swagger-ui.css").status_code == 200
+    assert client.get("/openapi.json").json()["info"]["title"] == "planrag"

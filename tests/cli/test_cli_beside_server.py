@@ -61,7 +61,8 @@ def test_commands_go_through_the_running_server(server: tuple[str, Path], tmp_pa
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "leave.md").write_text(
-        "---\nauthor: 김민수\ndate: 2025-11-20\ntags: [hr]\n---\n# 휴가\n\n연차 휴가는 15일입니다.\n"
+        "---\nauthor: 김민수\ndate: 2025-11-20\ntags: [hr]\n---\n"
+        "# 휴가\n\n연차 휴가는 15일입니다.\n"
     )
     (notes / "photo.png").write_bytes(b"\x89PNG")
     ingested = run("ingest", str(notes), "--kb", kb_id, "--tag", "policy", cwd=tmp_path, **env)

@@ -23,7 +23,7 @@ def stand_in_python(path: Path, version: str, log: Path, local_torch_wheel: bool
         "#!/bin/sh\n"
         f'echo "$*" >> "{log}"\n'
         'case "$*" in\n'
-        f'  *version_info*) echo {version} ;;\n'
+        f"  *version_info*) echo {version} ;;\n"
         "  *importlib.metadata*) exit 1 ;;\n"  # torch not installed yet
         f"  *--no-index*) {no_index} ;;\n"
         "esac\n"

@@ -27,6 +27,7 @@ threshold) → `context` (the numbered passages the answer may cite) → `answer
 A failure after the stream started is an `error` event `{code, message, trace_id}`.
 Greetings (mode `direct`) skip the search events."""
 
+
 def _names(request: PlanRequest, access: KnowledgeBaseAccess) -> None:
     """`knowledge_bases` may list ids as well as names: ids become names (scopes are names)."""
     if request.knowledge_bases:

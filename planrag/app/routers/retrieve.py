@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from planrag.app.dependencies import RuntimeDep
 from planrag.core.types import Hit
@@ -11,7 +11,31 @@ from planrag.services.retrieval import RetrieveRequest
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}", tags=["retrieval"])
 
 
-@router.post("/retrieve", response_model=list[Hit])
-def retrieve(kb_id: str, body: RetrieveRequest, runtime: RuntimeDep) -> list[Hit]:
+NOTICE_HEADER = "X-Planrag-Notice"
+
+
+@router.post(
+    "/retrieve",
+    response_model=list[Hit],
+    responses={
+        200: {
+            "headers": {
+                NOTICE_HEADER: {
+                    "description": "what was skipped and why (e.g. 2-stage without a reranker: "
+                    "the first stage's hits, not reranked)",
+                    "schema": {"type": "string"},
+                }
+            }
+        }
+    },
+)
+def retrieve(
+    kb_id: str, body: RetrieveRequest, runtime: RuntimeDep, response: Response
+) -> list[Hit]:
     """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric."""
-    return runtime.retrieval.retrieve(kb_id, body)
+    notes: list[str] = []
+    hits = runtime.retrieval.retrieve(kb_id, body, notes)
+    if notes:  # header values are Latin-1: anything else is escaped
+        text = "; ".join(notes)
+        response.headers[NOTICE_HEADER] = text.encode("ascii", "backslashreplace").decode()
+    return hits
