@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WEB := web
+WEB_STAMP := $(WEB)/dist/.built
+WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
+	$(wildcard $(WEB)/index.html $(WEB)/package.json $(WEB)/package-lock.json $(WEB)/vite.config.ts $(WEB)/tsconfig.json)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -10,15 +14,29 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup run test lint format bench clean
+.PHONY: setup console run test lint format bench clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(WEB_STAMP)
+
+console: $(WEB_STAMP)
 
 # Re-installs when the package metadata changes (a stale venv). scripts/setup.sh checks the
 # Python version first, prints each step and installs a CPU build of torch.
 $(STAMP): pyproject.toml
 	@PYTHON="$(PYTHON)" VENV="$(VENV)" scripts/setup.sh
 	@touch $(STAMP)
+
+# The web console (served at /): rebuilt when web/ changes, if Node.js >= 20.19 is installed
+# (what Vite needs); npm ci only when the lockfile is newer than node_modules. Without Node the
+# server still runs and / says how to build it.
+$(WEB_STAMP): $(WEB_SOURCES)
+	@if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then \
+	  echo "console: building web/ with Node $$(node -v): npm ci (if needed) && npm run build"; \
+	  cd $(WEB) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } \
+	    && npm run build --silent && touch dist/.built; \
+	else \
+	  echo "console: Node.js >= 20.19 not found ($$(node -v 2>/dev/null || echo none)): web/ not built; the API runs, / says how to build it"; \
+	fi
 
 run: setup
 	$(BIN)/planrag serve --host $(HOST) --port $(PORT)
@@ -42,4 +60,4 @@ bench: setup
 	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.strategies
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache $(WEB)/dist $(WEB)/node_modules

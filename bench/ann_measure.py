@@ -77,7 +77,7 @@ def raw_call(client: MilvusClient, kb_id: str, embedder: Embedder, variant: str)
 
     def call(query: str) -> tuple[Timings, list[str]]:
         t0 = time.perf_counter()
-        vector = embedder.embed([query])[0]
+        vector = embedder.embed_queries([query])[0]
         t1 = time.perf_counter()
         result = client.search(
             name, data=[vector], limit=TOP_K, output_fields=fields, search_params=params

@@ -35,14 +35,14 @@ def main() -> None:
     default_threads = torch.get_num_threads()
     counts = sorted({1, default_threads})
     for query in queries[:20]:
-        embedder.embed([query])
+        embedder.embed_queries([query])
     seconds: dict[int, list[float]] = defaultdict(list)
     for block in range(args.blocks):
         for threads in counts if block % 2 == 0 else counts[::-1]:
             torch.set_num_threads(threads)
             for query in queries:
                 start = time.perf_counter()
-                embedder.embed([query])
+                embedder.embed_queries([query])
                 seconds[threads].append(time.perf_counter() - start)
         log(f"block {block + 1}/{args.blocks} done")
     torch.set_num_threads(default_threads)

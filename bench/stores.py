@@ -265,7 +265,7 @@ def main() -> None:
     texts = corpus.text_pool(args.data_dir)[: args.real]
     base = embed_pool(embedder, texts, cache=True)
     questions = corpus.english_queries(args.data_dir)[: args.queries + args.warmup]
-    queries = np.asarray(embedder.embed(questions), dtype=np.float32)
+    queries = np.asarray(embedder.embed_queries(questions), dtype=np.float32)
     results = [run_size(size, base, texts, queries, args) for size in args.sizes]
     command = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     write_json(args.out, {"command": command, "machine": machine(), "results": results})

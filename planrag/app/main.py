@@ -10,11 +10,14 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, docs, errors, observability
+from planrag.app import auth, console, docs, errors, observability
 from planrag.app.dependencies import resolve_kb_path
+from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
+    admin,
     ask,
     documents,
+    graph,
     knowledge_bases,
     retrieve,
     spec000_prompt,
@@ -29,6 +32,7 @@ from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.auth import check_secret
 from planrag.services.runtime import Runtime
+from planrag.services.workers import IndexingWorker
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,7 @@ TAGS = [
     },
     {"name": "system", "description": "Health"},
     {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
+    {"name": "admin", "description": "API keys and users (admin keys and users only)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
     {"name": "spec-000 reranker", "description": "Spec 000 §6–8: the reranker API (/reranker/…)"},
     {
@@ -51,6 +56,15 @@ TAGS = [
     {"name": "spec-003", "description": "Spec 003: retrieval service (/api/v1/rag, …)"},
     {"name": "spec-004", "description": "Spec 004: LightRAG-style retrieval (/api/v1/retrieve)"},
 ]
+
+
+def _start_worker(runtime: Runtime) -> IndexingWorker | None:
+    """Queue mode database: this API process indexes queued documents too, unless
+    PLANRAG_INGEST__SERVE_WORKER=false (`serve --no-worker`, separate worker processes)."""
+    queue, ingest = runtime.ingestion.queue, runtime.settings.ingest
+    if queue is None or not ingest.serve_worker:
+        return None
+    return IndexingWorker(runtime.ingestion, queue, ingest, threads=ingest.concurrency).start()
 
 
 def create_app(
@@ -65,13 +79,19 @@ def create_app(
         app.state.runtime = runtime
         telemetry.set_queue_depth_source(lambda: runtime.ingestion.queue_depth)
         runtime.warm_up()
+        failed = await run_in_threadpool(runtime.reindex.recover)
+        if failed:
+            log.warning("%d interrupted reindex(es): the old vectors serve", len(failed))
         resumed = await run_in_threadpool(runtime.ingestion.recover)
         if resumed:
             log.info("resumed indexing of %d document(s) left by an earlier run", len(resumed))
+        worker = _start_worker(runtime)
         try:
             yield
         finally:
             telemetry.set_queue_depth_source(None)
+            if worker is not None:
+                await run_in_threadpool(worker.stop)
             runtime.close()
 
     check_secret(settings.auth)  # refuse to start with auth on and the default secret
@@ -88,10 +108,13 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
+    app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, documents, retrieve, ask, system, *dialects):
+    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
+    app.include_router(admin.router)
     app.include_router(observability.router)
     docs.install(app)
+    console.install(app, settings)  # last: the console never shadows an API route
     return app

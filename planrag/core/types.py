@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = Literal["none", "ontology", "neo4j"]
@@ -14,12 +22,46 @@ VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
 FileType = Literal["txt", "md", "pdf"]
 
+# One rule for every value that is stored as document metadata and every value a filter
+# compares with it (authors, titles, domains, document ids): no control characters but tab,
+# newline and carriage return. Both sides refuse the same values (a 4xx), so nothing can be
+# stored that a filter could never name.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def no_control_characters(value: str) -> str:
+    if CONTROL_CHARACTERS.search(value):
+        raise ValueError("control characters are not allowed (only tab and line breaks)")
+    return value
+
+
+def normalise_date(value: str) -> str:
+    """A calendar date written YYYY-MM-DD, YYYYMMDD, YYYY.MM.DD or YYYY/MM/DD, as YYYY-MM-DD
+    (ValueError for anything else, 2024-13-45 included)."""
+    raw = value.strip()
+    for fmt in ("%Y-%m-%d", "%Y%m%d", "%Y.%m.%d", "%Y/%m/%d"):
+        try:
+            return datetime.strptime(raw, fmt).date().isoformat()
+        except ValueError:
+            continue
+    raise ValueError("date must be a calendar date, YYYY-MM-DD or YYYYMMDD")
+
+
+PlainText = Annotated[
+    str,
+    AfterValidator(no_control_characters),
+    Field(json_schema_extra={"pattern": r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"}),
+]
+
 
 class DocumentStatus(StrEnum):
     pending = "pending"
     processing = "processing"
     completed = "completed"
     error = "error"
+    # Being deleted: recorded before any index is touched, so a deletion a crash interrupts
+    # is finished at the next start instead of leaving a `completed` document half removed.
+    deleting = "deleting"
 
 
 class ChunkKind(StrEnum):
@@ -80,6 +122,23 @@ class FusionCalibration(BaseModel):
     calibrated_at: datetime
 
 
+class ReindexStatus(BaseModel):
+    """A knowledge base's last re-embedding (`planrag kb reindex`, POST …/reindex). The old
+    vectors serve until the new ones are complete; then the KB switches to them at once."""
+
+    status: Literal["running", "completed", "failed"]
+    embedding_model: str = Field(description="the model the vectors are being re-embedded with")
+    embedding_dim: int = 0
+    previous_model: str
+    generation: int = Field(ge=1, description="vector generation being written")
+    done: int = Field(default=0, ge=0, description="chunks embedded so far")
+    total: int = Field(default=0, ge=0, description="chunks to embed")
+    error: str | None = None
+    started_at: datetime
+    updated_at: datetime | None = Field(default=None, description="last progress saved")
+    finished_at: datetime | None = None
+
+
 class KnowledgeBase(BaseModel):
     id: str
     name: str
@@ -96,6 +155,10 @@ class KnowledgeBase(BaseModel):
     )
     calibration: FusionCalibration | None = None
     vector_store: VectorStoreName = "milvus"
+    vector_generation: int = Field(
+        default=0, ge=0, description="which set of vectors serves (a reindex writes the next)"
+    )
+    reindex: ReindexStatus | None = None
     created_at: datetime
     updated_at: datetime
 
@@ -112,9 +175,9 @@ class DocumentMetadata(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = Field(default=None, max_length=1000)
-    author: str | None = Field(default=None, max_length=200)
-    domain: str | None = Field(default=None, max_length=200)
+    title: PlainText | None = Field(default=None, max_length=1000)
+    author: PlainText | None = Field(default=None, max_length=200)
+    domain: PlainText | None = Field(default=None, max_length=200)
     date: str | None = Field(default=None, description="YYYY-MM-DD or YYYYMMDD")
     info: str | None = Field(default=None, max_length=10000)
     tags: list[str] = Field(default_factory=list)
@@ -124,13 +187,7 @@ class DocumentMetadata(BaseModel):
     def _normalise_date(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
-        raw = value.strip()
-        for fmt in ("%Y-%m-%d", "%Y%m%d", "%Y.%m.%d", "%Y/%m/%d"):
-            try:
-                return datetime.strptime(raw, fmt).date().isoformat()
-            except ValueError:
-                continue
-        raise ValueError("date must be YYYY-MM-DD or YYYYMMDD")
+        return normalise_date(value)
 
     def date_int(self) -> int:
         """The date as YYYYMMDD for range filters; 0 when unknown."""
@@ -149,6 +206,10 @@ class Document(BaseModel):
     size: int
     content_hash: str
     chunk_count: int = 0
+    progress: str | None = Field(
+        default=None,
+        description="what indexing is doing (graph: extracting 12/40 chunks), or a note on it",
+    )
     metadata: DocumentMetadata = DocumentMetadata()
     created_at: datetime
     updated_at: datetime
@@ -210,6 +271,60 @@ class HitMetadata(BaseModel):
     fusion: FusionInfo | None = Field(
         default=None, description="hybrid: the leg weights chosen and why"
     )
+    graph_score: float | None = Field(
+        default=None, description="path score in the graph (1 = best graph-found chunk)"
+    )
+    graph_entities: list[str] | None = Field(
+        default=None, description="the graph entities this chunk mentions that the search reached"
+    )
+
+
+class GraphQuery(BaseModel):
+    """A graph query as a backend ran it: text with placeholders, and the values bound to them."""
+
+    language: Literal["sparql", "cypher"]
+    text: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphTriple(BaseModel):
+    source: str
+    type: str
+    target: str
+
+
+class GraphMatchInfo(BaseModel):
+    query: str = Field(description="the question's entity (normalised)")
+    entity: str = Field(description="the graph entity it matched")
+    exact: bool
+
+
+class GraphAnalysis(BaseModel):
+    multi_hop: bool = Field(description="a chained or nested relation (A의 B의 C, X that Y…)")
+    pattern: str | None = Field(default=None, description="the multi-hop pattern detected")
+    relation_hints: list[str] = Field(
+        default_factory=list, description="relation words of the question (CEO, 스승, founded)"
+    )
+    hops: int = Field(ge=1, le=5)
+
+
+class GraphMetadata(BaseModel):
+    """How graph search contributed to a hit set (spec 001 §3.8.2 "메타데이터 표시")."""
+
+    backend: str
+    extracted_entities: list[str] = Field(description="entity names found in the question")
+    matched_entities: list[GraphMatchInfo] = Field(default_factory=list)
+    expanded_entities: list[str] = Field(
+        default_factory=list, description="entities reached by traversal"
+    )
+    triples: list[GraphTriple] = Field(default_factory=list, description="relations traversed")
+    queries: list[GraphQuery] = Field(default_factory=list, description="executed, in order")
+    analysis: GraphAnalysis
+    graph_chunks: int = Field(default=0, description="chunks the graph found")
+    fallback: bool = Field(
+        default=False, description="the graph found nothing: the base strategy alone answered"
+    )
+    fallback_reason: str | None = None
 
 
 class Hit(BaseModel):
@@ -220,6 +335,9 @@ class Hit(BaseModel):
     content: str
     score: float = Field(ge=0.0, le=1.0)
     metadata: HitMetadata = HitMetadata()
+    graph_metadata: GraphMetadata | None = Field(
+        default=None, description="present when graph search took part"
+    )
 
 
 class KbFacets(BaseModel):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.registry import BaseExecutor, register
 
 
-class BM25Executor:
+@register
+class BM25Executor(BaseExecutor):
     name = "bm25"
+    summary = "BM25 over Kiwi morphemes and stemmed Latin words"
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         hits = ctx.bm25.search(ctx.kb.id, ctx.tokens, params.top_k, params.where)

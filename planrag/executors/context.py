@@ -9,11 +9,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from planrag.core.types import FusionInfo, KnowledgeBase
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorStore, title_weighted_search
+from planrag.text.tokenizer import tokenizer_for
 
 
 class Candidate(BaseModel):
@@ -29,6 +29,8 @@ class Candidate(BaseModel):
     lexical: float | None = Field(default=None, description="normalised BM25 score")
     rerank: float | None = None
     l2_distance: float | None = None
+    graph: float | None = Field(default=None, description="path score of a graph-found chunk")
+    graph_entities: list[str] | None = None
 
 
 class SearchParams(BaseModel):
@@ -71,11 +73,11 @@ class QueryContext:
 
     @cached_property
     def vector(self) -> list[float]:
-        return self.embedder.embed([self.text])[0]
+        return self.embedder.embed_queries([self.text])[0]
 
     @cached_property
     def tokens(self) -> list[str]:
-        return LexicalTokenizer(self.kb.user_words).tokenize(self.text)
+        return tokenizer_for(self.kb.user_words).tokenize(self.text)
 
     def dense_search(
         self, top_k: int, where: Filter | None, title_weight: float = 0.0

@@ -22,10 +22,10 @@ import numpy as np
 
 from planrag.core.types import FusionCalibration, FusionInfo, LegQuality
 from planrag.executors.context import QueryContext
-from planrag.ingest.korean import split_sentences
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import K1, B
+from planrag.text.korean import split_sentences
+from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 Sampler = Callable[[str, int, int], list[tuple[str, str]]]  # (kb_id, n, seed) → (chunk_id, text)
 Saver = Callable[[str, FusionCalibration], None]
@@ -122,7 +122,7 @@ class FusionCalibrator:
             bucket = pairs.setdefault(script_of(text), [])
             if split and len(bucket) < SAMPLES_PER_SCRIPT:
                 bucket.append(split)
-        tokenizer = LexicalTokenizer(ctx.kb.user_words)
+        tokenizer = tokenizer_for(ctx.kb.user_words)
         scripts = {
             script: _quality(ctx.embedder, tokenizer, items)
             for script, items in pairs.items()
@@ -140,7 +140,7 @@ def _quality(
 ) -> LegQuality:
     """MRR of each leg at finding a chunk's second half from its first half."""
     firsts, seconds = [a for a, _ in pairs], [b for _, b in pairs]
-    similarity = np.asarray(embedder.embed(firsts)) @ np.asarray(embedder.embed(seconds)).T
+    similarity = np.asarray(embedder.embed_queries(firsts)) @ np.asarray(embedder.embed(seconds)).T
     dense = [_reciprocal_rank(similarity[i], i) for i in range(len(pairs))]
     index = bm25s.BM25(method="lucene", k1=K1, b=B)
     index.index(tokenizer.tokenize_many(seconds), show_progress=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from planrag.core.types import FusionInfo
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.fusion import FusionCalibrator
+from planrag.executors.registry import BaseExecutor, register
 from planrag.stores.bm25 import LexicalHit
 from planrag.stores.vector import VectorHit
 
@@ -24,15 +24,14 @@ POOL_FACTOR = 4
 MIN_POOL = 40
 
 
-class HybridExecutor:
+@register
+class HybridExecutor(BaseExecutor):
     name = "hybrid"
-
-    def __init__(self, calibrator: FusionCalibrator) -> None:
-        self._calibrator = calibrator
+    summary = "BM25 and dense legs fused with weights calibrated per knowledge base"
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         rrf_k = params.rrf_k if params.hybrid_mode == "parallel" else None
-        fusion = self._calibrator.fusion(ctx, params.hybrid_mode, rrf_k)
+        fusion = self.deps.calibrator.fusion(ctx, params.hybrid_mode, rrf_k)
         pool = max(MIN_POOL, params.top_k * POOL_FACTOR)
         lexical = ctx.bm25.search(ctx.kb.id, ctx.tokens, pool, params.where)
         if not lexical:  # nothing matches a query word: only the dense leg can answer

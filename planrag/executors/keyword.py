@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.ingest.tokenizer import LexicalTokenizer
+from planrag.executors.registry import BaseExecutor, register
 from planrag.stores.filters import And, Contains, Filter, Or
+from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 _QUOTED = re.compile(r"[\"“”'‘’「」『』]([^\"“”'‘’「」『』]{2,200})[\"“”'‘’「」『』]")
 MAX_TERMS = 12
@@ -31,11 +32,13 @@ def keyword_filter(text: str, tokenizer: LexicalTokenizer) -> Filter | None:
     return Or(items=[Contains(field="text", value=t) for t in dict.fromkeys(terms)])
 
 
-class KeywordExecutor:
+@register
+class KeywordExecutor(BaseExecutor):
     name = "keyword"
+    summary = "substring match of the question's content words, ordered by cosine"
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
-        matched = keyword_filter(ctx.text, LexicalTokenizer(ctx.kb.user_words))
+        matched = keyword_filter(ctx.text, tokenizer_for(ctx.kb.user_words))
         if matched is None:
             return []
         where = matched if params.where is None else And(items=[params.where, matched])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planrag.core.errors import ModelUnavailable
 from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.registry import BaseExecutor, register
 from planrag.llm.rerankers import RerankerRegistry
 
 TWO_STAGE_CANDIDATES = 25
@@ -29,15 +30,15 @@ def rerank(
     return [c for c in rescored if c.score >= threshold][:top_k]
 
 
-class TwoStageExecutor:
+@register
+class TwoStageExecutor(BaseExecutor):
     """ANN top 25 → cross-encoder rerank; the reranked order is kept, the score shown is the
     cosine similarity (spec 001 §3.3). Without a reranker the first stage is the answer, and
     the context's notes say that reranking was skipped and why."""
 
     name = "2-stage"
-
-    def __init__(self, registry: RerankerRegistry) -> None:
-        self._registry = registry
+    summary = "ANN top 25, then the reranker's order"
+    reranks = True
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         hits = ctx.dense_search(
@@ -55,7 +56,7 @@ class TwoStageExecutor:
             for h in hits
         ]
         try:
-            reranker = self._registry.get()
+            reranker = self.deps.rerankers.get()
         except ModelUnavailable as exc:
             ctx.notes.append(f"reranking skipped: {exc.message}")
             return candidates[: params.top_k]

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from itertools import pairwise
 
 from planrag.core.types import Chunk, ChunkingConfig, ChunkKind
-from planrag.ingest.korean import split_sentences
 from planrag.ingest.parsers import ParsedDocument
 from planrag.ingest.sections import split_paragraphs, split_sections
-from planrag.ingest.windows import Ruler, split_windows, trim
+from planrag.ingest.windows import Ruler, split_windows
+from planrag.text.korean import split_sentences
+from planrag.text.offsets import trim
 
 Span = tuple[int, int]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from planrag.ingest.windows import trim
+from planrag.text.offsets import trim
 
 # An ATX heading: up to three spaces, 1-6 '#', then a space and text (or nothing). "#tag" is not.
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t].*)?")

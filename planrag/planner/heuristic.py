@@ -8,22 +8,15 @@ values, quoted phrases → `keyword`, otherwise the configured default strategy 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from planrag.core.settings import PlannerSettings
-from planrag.planner import time_range
+from planrag.planner import query_text, time_range
+from planrag.planner.direct import is_direct
 from planrag.planner.schema import Filters, SearchPlan, Sort, TimeFilter
 from planrag.planner.scope import PlanScope
-
-_GREETING = (
-    r"안녕(?:하세요|하십니까|히\s*계세요|히)?|반갑(?:습니다|네요)|반가워(?:요)?|고마워(?:요)?|고맙"
-    r"(?:습니다|네요)|감사(?:합니다|해요|드립니다|드려요)?|땡큐|수고(?:하셨습니다|하셨어요|했어요|하세요)"
-    r"|좋은\s*(?:아침|하루)(?:입니다|이에요)?|잘\s*가(?:요)?|또\s*봐(?:요)?|네|넵|응|ㅎㅇ|ㄳ|ㄱㅅ"
-    r"|여러분|ㅎㅎ|ㅋㅋ|안녕히\s*(?:계세요|가세요)"
-    r"|hi|hello|hey|yo|there|everyone|all|thanks?(?:\s+(?:you|a\s+lot|so\s+much))*|thank\s+you(?:\s+so\s+much)?"
-    r"|good\s+(?:morning|afternoon|evening|night)|bye|goodbye|see\s+you|ok(?:ay)?|cheers"
-)
-_DIRECT = re.compile(rf"^(?:(?:{_GREETING})[\s!.,~?^ㅎㅋ:)]*)+$", re.IGNORECASE)
 
 _NEWEST = re.compile(
     # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
@@ -57,27 +50,74 @@ _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,200})[\"
 
 
 def detect_mode(question: str) -> str:
-    return "direct" if _DIRECT.match(question.strip()) else "rag"
+    return "direct" if is_direct(question) else "rag"
 
 
 def detect_sort(text: str) -> Sort:
-    if _OLDEST.search(text):
-        return "oldest"
-    if _NEWEST.search(text):
-        return "newest"
-    return "relevance"
+    return find_sort(text)[0]
+
+
+def find_sort(text: str) -> tuple[Sort, tuple[int, int] | None]:
+    """The order asked for, and where the words that said it are."""
+    for sort, pattern in (("oldest", _OLDEST), ("newest", _NEWEST)):
+        m = pattern.search(text)
+        if m:
+            return sort, m.span()  # type: ignore[return-value]
+    return "relevance", None
 
 
 def detect_limit(text: str) -> tuple[int | None, str]:
     """The number of results asked for, and the text without the words that said it."""
+    n, span = find_limit(text)
+    return (n, text) if span is None else (n, text[: span[0]] + " " + text[span[1] :])
+
+
+def find_limit(text: str) -> tuple[int | None, tuple[int, int] | None]:
+    """The number of results asked for, and where the words that said it are."""
     for pattern in (_KO_COUNT, _KO_NATIVE, _EN_COUNT):
         m = pattern.search(text)
         if m:
             raw = next(g for g in m.groups() if g)
             n = int(raw) if raw.isdigit() else _NATIVE[raw.lower()]
             if n >= 1:
-                return min(n, 20), text[: m.start()] + " " + text[m.end() :]
-    return None, text
+                return min(n, 20), m.span()
+    return None, None
+
+
+@dataclass
+class Reading:
+    """What the words of a question fix, and the search text left once they are taken out."""
+
+    time: TimeFilter | None
+    sort: Sort
+    limit: int | None
+    query: str
+    reasons: list[str]
+
+
+def read_question(text: str, now: datetime, tz: ZoneInfo) -> Reading:
+    """Time, sort and count words, and the search text without them (nor what they leave
+    dangling: "최근 3개월 동안의 인사 규정" searches "인사 규정")."""
+    reasons: list[str] = []
+    masked = text
+    time = None
+    found = time_range.resolve(text, now, tz)
+    if found is not None:
+        start, end = found.iso()
+        time = TimeFilter.of(start, end, found.expression)
+        at = text.find(found.expression)
+        masked = query_text.mask(masked, at, at + len(found.expression))
+        reasons.append(f"time '{found.expression}'")
+    sort, sort_span = find_sort(masked)  # before the count words go: "3 most recent posts"
+    limit, limit_span = find_limit(masked)
+    for span in (sort_span, limit_span):
+        if span is not None:
+            masked = query_text.mask(masked, *span)
+    if limit:
+        reasons.append(f"limit {limit}")
+    if sort != "relevance":
+        reasons.append(f"sort {sort}")
+    return Reading(time, sort, limit, query_text.search_text(text, masked), reasons)
 
 
 def _mentions(question: str, values: list[str]) -> list[str]:
@@ -105,22 +145,10 @@ class HeuristicPlanner:
     def plan(self, question: str, scope: PlanScope) -> SearchPlan:
         text = question.strip()
         if scope.doc_id is None and detect_mode(text) == "direct":
-            return SearchPlan(mode="direct", knowledge_bases=[], rationale="greeting or thanks")
-        reasons: list[str] = []
-        found = time_range.resolve(text, scope.now, self._tz)
-        rest = text
-        time = None
-        if found is not None:
-            start, end = found.iso()
-            time = TimeFilter.of(start, end, found.expression)
-            rest = rest.replace(found.expression, " ")
-            reasons.append(f"time '{found.expression}'")
-        sort = detect_sort(rest)  # before the count words go: "3 most recent posts"
-        limit, rest = detect_limit(rest)
-        if limit:
-            reasons.append(f"limit {limit}")
-        if sort != "relevance":
-            reasons.append(f"sort {sort}")
+            why = "greeting, thanks or a question about the assistant"
+            return SearchPlan(mode="direct", knowledge_bases=[], rationale=why)
+        words = read_question(text, scope.now, self._tz)
+        time, sort, limit, reasons = words.time, words.sort, words.limit, words.reasons
         strategy = self._settings.strategy
         if _QUOTED.search(text):
             strategy = "keyword"
@@ -137,7 +165,7 @@ class HeuristicPlanner:
         if filters.domains:
             reasons.append(f"domains {filters.domains}")
         top_k = max(self._settings.top_k, 3 * limit) if limit else self._settings.top_k
-        query = " ".join(rest.split())
+        query = words.query
         return SearchPlan(
             mode="document" if scope.doc_id else "rag",
             strategy=strategy,  # type: ignore[arg-type]

@@ -1,13 +1,13 @@
 """The planner: the LLM when one is configured (validate → one retry with the error → timeout),
 else or on failure the heuristic plan (flagged `fallback` with the reason), and spec 002's fixed
-pipeline as the last resort. Filters that match no document are relaxed once, and said so."""
+pipeline as the last resort. Filters that match no document are relaxed one at a time, the least
+certain first (relaxation.py), and each step is said."""
 
 from __future__ import annotations
 
 import json
 import logging
 import time
-from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from planrag.core.errors import LLMUnavailable
@@ -15,15 +15,17 @@ from planrag.core.settings import LLMSettings, PlannerSettings
 from planrag.llm.chat import ChatClient, Message
 from planrag.planner.heuristic import HeuristicPlanner
 from planrag.planner.policy import PlanRejected, apply_policy, parse_plan, policy_notes
-from planrag.planner.schema import Filters, PlanEnvelope, Relaxation, SearchPlan, llm_json_schema
+from planrag.planner.relaxation import DocumentCounter, relax
+from planrag.planner.schema import Filters, PlanEnvelope, SearchPlan, llm_json_schema
 from planrag.planner.scope import PlanScope
 from planrag.prompts import render
 
 log = logging.getLogger(__name__)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-# Counts the documents a plan's filters leave (injected: the planner does not read stores).
-DocumentCounter = Callable[[SearchPlan, PlanScope], int]
+# DocumentCounter (relaxation.py) counts the documents a plan's filters leave; it is injected:
+# the planner does not read stores.
+__all__ = ["DocumentCounter", "LLMPlanner", "Planner", "PlanningFailed"]
 
 
 class PlanningFailed(Exception):
@@ -196,13 +198,7 @@ class Planner:
             and not _only_scope(plan.filters)
         ):
             counted = time.perf_counter()
-            if self._count(plan, scope) == 0:
-                kept = Filters(doc_ids=plan.filters.doc_ids)
-                envelope.relaxed = Relaxation(
-                    dropped=plan.filters,
-                    reason="no document matches these filters; searched without them",
-                )
-                envelope.plan = plan.model_copy(update={"filters": kept})
+            envelope.plan, envelope.relaxed = relax(plan, scope, self._count)
             timings["filter_check"] = _ms(counted)
         timings["total"] = _ms(started)
         envelope.timings_ms = timings

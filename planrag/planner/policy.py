@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import jsonschema
 from pydantic import ValidationError
 
+from planrag.core.strategies import strategy_names
 from planrag.planner import time_range
 from planrag.planner.schema import MAX_TOP_K, SearchPlan, TimeFilter, plan_json_schema
 from planrag.planner.scope import PlanScope
@@ -25,7 +27,12 @@ class PlanRejected(Exception):
     """The plan cannot be used as is; the message is fed back to the LLM for its one retry."""
 
 
-_VALIDATOR = jsonschema.Draft202012Validator(plan_json_schema())
+@lru_cache(maxsize=4)
+def _validator(strategies: tuple[str, ...]) -> jsonschema.Draft202012Validator:
+    """The plan schema's validator, for the strategies declared when it is asked for."""
+    return jsonschema.Draft202012Validator(plan_json_schema())
+
+
 BOUNDS = ("maximum", "minimum", "maxLength", "maxItems")
 
 
@@ -39,7 +46,9 @@ def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
     if not isinstance(data, dict):
         raise PlanRejected("the plan must be a JSON object")
     _normalise_weights(data, notes)
-    for error in sorted(_VALIDATOR.iter_errors(data), key=lambda e: -len(e.absolute_path)):
+    for error in sorted(
+        _validator(strategy_names()).iter_errors(data), key=lambda e: -len(e.absolute_path)
+    ):
         if not _clamp(data, error, notes):
             where = "/".join(str(p) for p in error.absolute_path) or "(root)"
             raise PlanRejected(f"schema: {where}: {error.message[:300]}")

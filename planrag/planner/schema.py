@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planrag.core.strategies import StrategyName
+
 Mode = Literal["rag", "direct", "document"]
-Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
-STRATEGIES: tuple[Strategy, ...] = ("ann", "keyword", "bm25", "hybrid", "2-stage")
 Sort = Literal["relevance", "newest", "oldest"]
 Source = Literal["llm", "heuristic", "fallback"]
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
@@ -103,7 +103,7 @@ class SearchPlan(_Strict):
 
     version: Literal[1] = 1
     mode: Mode = "rag"
-    strategy: Strategy = "hybrid"
+    strategy: StrategyName = "hybrid"
     knowledge_bases: list[str] = Field(default_factory=list, max_length=20)
     query: str | None = Field(
         default=None,
@@ -125,10 +125,20 @@ class SearchPlan(_Strict):
     rationale: str = Field(default="", max_length=1000)
 
 
+class RelaxStep(BaseModel):
+    """One filter dropped, and how many documents the filters left after it."""
+
+    filter: str = Field(description="time | title_contains | tags | domains | authors")
+    value: str = Field(description="what was dropped, as text")
+    documents: int
+
+
 class Relaxation(BaseModel):
-    """Filters dropped because they matched no document (never a silent empty answer)."""
+    """Filters dropped because they matched no document (never a silent empty answer): one at
+    a time, the least certain first, until a document remains."""
 
     dropped: Filters
+    steps: list[RelaxStep] = Field(default_factory=list)
     reason: str
 
 

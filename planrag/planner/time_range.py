@@ -453,7 +453,7 @@ def _last_year(m: re.Match[str], today: date) -> tuple[date, date]:
 @rule(
     r"(?P<rel>last|previous|this)\s+quarter|(?:q(?P<q>[1-4])|(?P<ord>first|second|third|fourth)\s+quarter)(?:\s*(?:of\s+)?"
     + _YEAR_EN
-    + ")?"
+    + r")?(?!\s+of\b)"
 )  # noqa: E501
 def _en_quarter(m: re.Match[str], today: date) -> tuple[date, date]:
     current = (today.month - 1) // 3 + 1
@@ -466,7 +466,10 @@ def _en_quarter(m: re.Match[str], today: date) -> tuple[date, date]:
     return _recent_quarter(q, int(m["y"]) if m["y"] else None, today)
 
 
-@rule(r"(?:(?P<ord>first|second)\s+half|h(?P<h>[12]))(?:\s*(?:of\s+)?" + _YEAR_EN + ")?")
+# "first half of the article" is not a period: "of" must name a year (time_phrases has the rest).
+@rule(
+    r"(?:(?P<ord>first|second)\s+half|h(?P<h>[12]))(?:\s*(?:of\s+)?" + _YEAR_EN + r")?(?!\s+of\b)"
+)
 def _en_half(m: re.Match[str], today: date) -> tuple[date, date]:
     second = (m["ord"] or "").lower() == "second" or m["h"] == "2"
     year = int(m["y"]) if m["y"] else None
@@ -539,7 +542,13 @@ def _en_year(m: re.Match[str], today: date) -> tuple[date, date]:
 # ---------------------------------------------------------------- combining spans
 
 _RANGE_JOIN = re.compile(
-    r"^\s*(?:부터|에서|서부터|~|∼|–|—|-|to|through|thru|until|till|and)\s*(?:the\s+)?$",
+    r"^\s*(?:부터|에서|서부터|~|∼|–|—|-|to|through|thru|until|till)\s*(?:the\s+)?$",
+    re.IGNORECASE,
+)
+# Two periods joined by "and/와/과/랑/하고/및/or/, …" mean both: the range covering them (one
+# range per plan; "3월과 5월" covers April too). Juxtaposed ("어제 오늘") only when they touch.
+_UNION_JOIN = re.compile(
+    r"^\s*(?:와|과|랑|이랑|하고|및|그리고|또는|이나|나|,|&|/|and|or|plus)\s*(?:the\s+)?$",
     re.IGNORECASE,
 )
 _SINCE_AFTER = re.compile(r"^\s*(?:이후|부터|以後|onwards?|and\s+later|or\s+later)", re.I)
@@ -591,15 +600,16 @@ def resolve(text: str, now: datetime | None = None, tz: ZoneInfo = SEOUL) -> Dat
     if not spans:
         return None
     first = spans[0]
-    if len(spans) >= 2 and _RANGE_JOIN.match(text[first.stop : spans[1].pos]):
-        second = spans[1]
-        if second.yearless is None:
-            first = _borrow_year(first, second.start.year, second.end)
-        elif first.yearless is None:  # "2024년 1월~3월": the end takes the start's year
-            second = _borrow_year(second, first.start.year, date.max)
-            if second.end < first.start:
-                second = _borrow_year(second, first.start.year + 1, date.max)
-        return _clip(first.start, second.end, text[first.pos : second.stop], today)
+    if len(spans) >= 2:
+        second, between = spans[1], text[first.stop : spans[1].pos]
+        expression = text[first.pos : second.stop]
+        if _RANGE_JOIN.match(between):
+            first, second = _same_year(first, second)
+            return _clip(first.start, second.end, expression, today)
+        if _UNION_JOIN.match(between) or _touching(first, second, between):
+            first, second = _same_year(first, second)
+            start, end = min(first.start, second.start), max(first.end, second.end)
+            return _clip(start, end, expression, today)
     before, after = text[: first.pos], text[first.stop :]
     expression = text[first.pos : first.stop]
     tail = _SINCE_AFTER.match(after) or _UNTIL_AFTER.match(after) or _BEFORE_AFTER.match(after)
@@ -622,6 +632,26 @@ def resolve(text: str, now: datetime | None = None, tz: ZoneInfo = SEOUL) -> Dat
     if _BEFORE_AFTER.match(after) or _BEFORE_BEFORE.search(before):
         return _clip(None, first.start - timedelta(days=1), expression, today)
     return _clip(first.start, first.end, expression, today)
+
+
+def _same_year(first: _Span, second: _Span) -> tuple[_Span, _Span]:
+    """A yearless start borrows the end's year; a yearless end the start's ("2024년 1월~3월")."""
+    if second.yearless is None or first.yearless is not None:
+        first = _borrow_year(first, second.start.year, second.end)
+    else:
+        second = _borrow_year(second, first.start.year, date.max)
+        if second.end < first.start:
+            second = _borrow_year(second, first.start.year + 1, date.max)
+    return first, second
+
+
+def _touching(first: _Span, second: _Span, between: str) -> bool:
+    """Side by side with nothing between ("어제 오늘"), and no gap between the two periods."""
+    return (
+        not between.strip()
+        and second.start <= first.end + timedelta(days=1)
+        and first.start <= second.end + timedelta(days=1)
+    )
 
 
 def _clip(start: date | None, end: date | None, expression: str, today: date) -> DateRange:
@@ -648,3 +678,8 @@ def parse_absolute(
     if parsed is None:
         return None
     return DateRange(parsed.date(), parsed.date(), expression.strip())
+
+
+# More phrasings (native Korean counts, year-relative halves/quarters, ordinal weeks of a month…)
+# register their rules on import; kept in their own module to keep this one readable.
+from planrag.planner import time_phrases  # noqa: E402, F401

@@ -8,10 +8,10 @@ import re
 
 from pydantic import BaseModel, Field
 
-from planrag.ingest.korean import split_sentences
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.chat import Message
 from planrag.prompts import render
+from planrag.text.korean import split_sentences
+from planrag.text.tokenizer import tokenizer_for
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _HANGUL = re.compile(r"[가-힣]")
@@ -78,7 +78,7 @@ def no_evidence_reply(question: str) -> str:
 def extractive_answer(question: str, passages: list[Passage], user_words: list[str]) -> str:
     """The sentences of the top passages that share the most terms with the question, in
     passage order, each followed by its citation."""
-    tokenizer = LexicalTokenizer(user_words)
+    tokenizer = tokenizer_for(user_words)
     wanted = set(tokenizer.tokenize(question))
     scored: list[tuple[float, int, int, str]] = []
     for rank, passage in enumerate(passages[:EXTRACTIVE_PASSAGES]):

@@ -17,7 +17,12 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.core import telemetry
-from planrag.core.errors import Forbidden, InvalidInput, KnowledgeBaseNotFound, PlanragError
+from planrag.core.errors import (
+    DocumentNotFound,
+    InvalidInput,
+    KnowledgeBaseNotFound,
+    PlanragError,
+)
 from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
@@ -47,7 +52,12 @@ class LLMChoice(BaseModel):
 class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=20000, examples=["9월 글 2개만 보여줘"])
+    question: str = Field(
+        min_length=1,
+        max_length=20000,  # the schema says PLANRAG_ASK__MAX_QUESTION_CHARS (app/openapi.py)
+        pattern=r"\S",  # not blank
+        examples=["9월 글 2개만 보여줘"],
+    )
     now: datetime | None = Field(
         default=None, description="resolve time words against this moment (default: now)"
     )
@@ -154,9 +164,13 @@ class AskService:
             chosen = [kb for kb in readable if kb.id in wanted]
         if doc_id is not None:
             doc = self._metadata.get_document(doc_id)
+            if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle
+                raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
-                raise Forbidden("the document's knowledge base is outside this caller's scope")
+                raise InvalidInput(
+                    f"document '{doc_id}' is not in the requested knowledge bases", doc_id=doc_id
+                )
         return PlanScope(
             knowledge_bases=[
                 KbInfo(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import jwt
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from planrag.core.errors import InvalidInput, PlanragError
 from planrag.core.settings import DEFAULT_AUTH_SECRET, AuthSettings
@@ -34,12 +34,36 @@ class Principal(BaseModel):
     name: str
     kind: str  # anonymous | api_key | user
     knowledge_bases: frozenset[str] | None = None  # None: every knowledge base
+    admin: bool = False  # may manage keys and users (and read detailed health)
 
     def may_read(self, kb_name: str) -> bool:
         return self.knowledge_bases is None or kb_name in self.knowledge_bases
 
 
 ANONYMOUS = Principal(name="anonymous", kind="anonymous")
+# With authentication off every caller is this one: no limit, admin routes included (nothing
+# is protected then; keys and users only matter once PLANRAG_AUTH__ENABLED).
+OPEN_ACCESS = Principal(name="anonymous", kind="anonymous", admin=True)
+
+
+class KeyCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200, examples=["reporting"])
+    knowledge_bases: list[str] = Field(
+        default_factory=list, max_length=1000, description="limit to these; empty: every one"
+    )
+    admin: bool = Field(default=False, description="may manage keys and users")
+
+
+class NewKey(BaseModel):
+    key: str = Field(description="the secret, shown this once; only its hash is kept")
+    record: ApiKey
+
+
+class UserCreate(BaseModel):
+    username: str = Field(min_length=1, max_length=200, examples=["kim"])
+    password: str = Field(min_length=8, max_length=1000)
+    knowledge_bases: list[str] = Field(default_factory=list, max_length=1000)
+    admin: bool = False
 
 
 class Token(BaseModel):
@@ -92,10 +116,17 @@ class AuthService:
 
     # ---------------------------------------------------------------- keys
 
-    def create_key(self, name: str, knowledge_bases: Sequence[str] = ()) -> tuple[str, ApiKey]:
+    def create_key(
+        self, name: str, knowledge_bases: Sequence[str] = (), admin: bool = False
+    ) -> tuple[str, ApiKey]:
         """The new key (shown once, never stored) and its record."""
+        _check_admin_scope(admin, knowledge_bases)
+        if not name.strip():
+            raise InvalidInput("a key needs a name")
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        record = self._store.add_key(name, key[:12], _hash_key(key), list(knowledge_bases))
+        record = self._store.add_key(
+            name, key[:12], _hash_key(key), list(knowledge_bases), admin=admin
+        )
         return key, record
 
     def list_keys(self) -> list[ApiKey]:
@@ -112,22 +143,32 @@ class AuthService:
             name=f"key:{record.name}",
             kind="api_key",
             knowledge_bases=_scope(record.knowledge_bases),
+            admin=record.admin,
         )
 
     # ---------------------------------------------------------------- users and tokens
 
     def create_user(
-        self, username: str, password: str, knowledge_bases: Sequence[str] = ()
+        self,
+        username: str,
+        password: str,
+        knowledge_bases: Sequence[str] = (),
+        admin: bool = False,
     ) -> User:
+        _check_admin_scope(admin, knowledge_bases)
+        if not username.strip():
+            raise InvalidInput("a user needs a name")
         if len(password) < 8:
             raise InvalidInput("password must have at least 8 characters")
-        return self._store.add_user(username, hash_password(password), list(knowledge_bases))
+        return self._store.add_user(
+            username, hash_password(password), list(knowledge_bases), admin=admin
+        )
 
     def list_users(self) -> list[User]:
         return self._store.list_users()
 
-    def disable_user(self, username: str) -> None:
-        self._store.disable_user(username)
+    def disable_user(self, username: str) -> User:
+        return self._store.disable_user(username)
 
     def login(self, username: str, password: str) -> Token:
         found = self._store.user_with_hash(username)
@@ -156,7 +197,14 @@ class AuthService:
             name=f"user:{found[0].username}",
             kind="user",
             knowledge_bases=_scope(found[0].knowledge_bases),
+            admin=found[0].admin,
         )
+
+
+def _check_admin_scope(admin: bool, knowledge_bases: Sequence[str]) -> None:
+    """An admin can mint unlimited keys, so an admin limited to some KBs would be a lie."""
+    if admin and knowledge_bases:
+        raise InvalidInput("an admin key or user cannot be limited to knowledge bases")
 
 
 def _scope(names: list[str] | None) -> frozenset[str] | None:

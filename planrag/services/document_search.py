@@ -12,13 +12,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planrag.core.errors import PlanragError
-from planrag.core.types import DocumentStatus, Hit, KnowledgeBase
+from planrag.core.strategies import StrategyName
+from planrag.core.types import DocumentStatus, Hit, KnowledgeBase, PlainText
 from planrag.llm.rerankers import RerankerKind
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.json_documents import DocumentView, check_yyyymmdd, decode_info, decode_tags
 from planrag.services.json_documents import view as document_view
 from planrag.services.reranking import RerankService
-from planrag.services.retrieval import RetrievalService, RetrieveFilters, RetrieveRequest, Strategy
+from planrag.services.retrieval import RetrievalService, RetrieveFilters, RetrieveRequest
 from planrag.stores.metadata import MetadataStore
 
 MAX_TOP_K = 50  # the retrieval service's ceiling per knowledge base
@@ -43,10 +44,10 @@ class DocumentFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    author: str | None = None
+    author: PlainText | None = None
     start_date: str | None = None
     end_date: str | None = None
-    title: str | None = Field(default=None, max_length=200, description="title contains")
+    title: PlainText | None = Field(default=None, max_length=200, description="title contains")
     info: dict[str, Any] | None = None
     tags: dict[str, Any] | None = None
     doc_ids: list[str] | None = Field(default=None, description="internal document ids")
@@ -110,7 +111,7 @@ class DocumentSearch:
         query: str,
         top_k: int,
         filters: DocumentFilters | None = None,
-        strategy: Strategy = "hybrid",
+        strategy: StrategyName = "hybrid",
         score_threshold: float | None = None,
     ) -> list[DocumentHit]:
         """The best `top_k` passages of the knowledge bases, merged best first."""
@@ -128,7 +129,7 @@ class DocumentSearch:
         query: str,
         top_k: int,
         filters: DocumentFilters,
-        strategy: Strategy,
+        strategy: StrategyName,
         score_threshold: float | None,
     ) -> list[Hit]:
         allowed = self._allowed_docs(kb, filters)

@@ -17,11 +17,12 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from planrag.core.errors import InvalidInput
+from planrag.core.strategies import StrategyName
 from planrag.core.types import DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.metrics import mrr_at, ndcg_at, percentile, recall_at
-from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest, Strategy
+from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
 from planrag.services.runtime import Runtime
 
 UPLOAD_BATCH = 100
@@ -115,6 +116,7 @@ class EvalSession:
         self.runtime = runtime
         self.dataset = dataset
         self.progress = progress
+        self.keep = False  # a throw-away KB, deleted on close
         name = f"eval-{time.time_ns()}"
         create = KnowledgeBaseCreate.model_validate({"name": name, **(kb_settings or {})})
         self.kb_id = runtime.knowledge_bases.create(create).id
@@ -127,8 +129,25 @@ class EvalSession:
             self.close()
             raise
 
+    @classmethod
+    def existing(
+        cls,
+        runtime: Runtime,
+        dataset: BeirDataset,
+        kb_id: str,
+        mapping: dict[str, str],
+        ingest_s: float = 0.0,
+    ) -> EvalSession:
+        """A session over a KB ingested earlier (kept on close): benchmarks with slow models."""
+        session = cls.__new__(cls)
+        session.runtime, session.dataset, session.progress = runtime, dataset, None
+        session.kb_id, session.mapping, session.ingest_s = kb_id, mapping, ingest_s
+        session.keep = True
+        return session
+
     def close(self) -> None:
-        self.runtime.knowledge_bases.delete(self.kb_id)
+        if not self.keep:
+            self.runtime.knowledge_bases.delete(self.kb_id)
 
     def __enter__(self) -> EvalSession:
         return self
@@ -136,7 +155,7 @@ class EvalSession:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def run(self, strategy: Strategy, **request: Any) -> EvalReport:
+    def run(self, strategy: StrategyName, **request: Any) -> EvalReport:
         dataset = self.dataset
         judged = [(qid, text) for qid, text in dataset.queries.items() if dataset.qrels.get(qid)]
         if not judged:
@@ -181,7 +200,7 @@ class EvalSession:
 def evaluate(
     runtime: Runtime,
     dataset: BeirDataset,
-    strategy: Strategy,
+    strategy: StrategyName,
     kb_settings: dict[str, Any] | None = None,
     progress: Progress | None = None,
     **request: Any,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -34,16 +35,22 @@ from planrag.core.types import (
     DocumentMetadata,
     DocumentStatus,
     FileType,
+    KnowledgeBase,
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import detect_file_type, parse_document
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.services.consistency import IndexChecker
+from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
 from planrag.stores.filters import Eq, In
+from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.vector import VectorRecord, VectorStore
+from planrag.stores.router import VectorStoreRouter
+from planrag.stores.vector import VectorRecord
+from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +65,8 @@ class _Prepared:
     doc: Document
     embedder: Embedder
     chunks: list[Chunk]
+    generation: int = 0  # the KB's vector generation the embedder's vectors belong to
+    note: str | None = None  # shown on the completed document (e.g. indexed without graph)
 
 
 def _reason(exc: Exception) -> str:
@@ -67,7 +76,8 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
+    """A chunk's row in the vector store (its document's metadata copied for filters)."""
     meta = doc.metadata
     return VectorRecord(
         chunk_id=chunk.id,
@@ -82,8 +92,22 @@ def _record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
 
 
 class UploadItem(BaseModel):
+    """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
+    never read whole into memory: hashed and copied block by block)."""
+
     filename: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size if self.path is not None else len(self.data)
+
+    def sha256(self) -> str:
+        if self.path is None:
+            return hashlib.sha256(self.data).hexdigest()
+        with self.path.open("rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 class UploadedDocument(Document):
@@ -94,7 +118,7 @@ class IngestionService:
     def __init__(
         self,
         metadata: MetadataStore,
-        vectors: VectorStore,
+        vectors: VectorStoreRouter,
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
@@ -102,8 +126,17 @@ class IngestionService:
         max_upload_bytes: int,
         max_files: int,
         concurrency: int,
+        queue: JobQueue | None = None,
+        graph: GraphIndexer | None = None,
+        locks: KbLocks | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
+        self._locks = locks or KbLocks()
+        # Queue mode `database`: uploads become durable jobs taken by workers (this process's
+        # and `planrag worker` processes) instead of this process's thread pool.
+        self._queue = queue
+        self._enqueued: list[Callable[[], None]] = []
         self._vectors = vectors
         self._files = files
         self._embedders = embedders
@@ -115,6 +148,12 @@ class IngestionService:
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
+        self.checker = IndexChecker(metadata, vectors, self._graph_docs)
+
+    def _graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
+        """The documents with a graph in the KB (None: the KB has no graph)."""
+        store = self._graph.graphs.for_kb(kb.graph_backend) if self._graph is not None else None
+        return None if store is None else store.doc_ids(kb.id)
 
     # ── upload ─────────────────────────────────────────────────────────────────────────
     def validate(self, items: list[UploadItem]) -> list[FileType]:
@@ -126,11 +165,12 @@ class IngestionService:
         types: list[FileType] = []
         for item in items:
             types.append(detect_file_type(item.filename))
-            if not item.data:
+            size = item.size
+            if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
-            if len(item.data) > self._max_bytes:
+            if size > self._max_bytes:
                 raise UploadTooLarge(
-                    f"'{item.filename}' is {len(item.data)} bytes; the limit is {self._max_bytes}"
+                    f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
                     " (PLANRAG_INGEST__MAX_UPLOAD_MB)",
                     filename=item.filename,
                 )
@@ -149,19 +189,23 @@ class IngestionService:
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
-            digest = hashlib.sha256(item.data).hexdigest()
+            digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
                 item.filename,
                 file_type,
-                len(item.data),
+                item.size,
                 digest,
                 metadata or DocumentMetadata(),
             )
             if created or not self._files.exists(kb_id, doc.id, file_type):
-                self._files.save(kb_id, doc.id, file_type, item.data)
-            if created or doc.status == DocumentStatus.error:
-                # A retry of a failed document indexes it again.
+                if item.path is not None:
+                    self._files.save_file(kb_id, doc.id, file_type, item.path)
+                else:
+                    self._files.save(kb_id, doc.id, file_type, item.data)
+            if created or doc.status == DocumentStatus.error or self._is_broken(doc):
+                # A retry of a failed document indexes it again; so does the re-upload of a
+                # completed one whose indexes disagree (a crash damaged it).
                 self._metadata.set_status(doc.id, DocumentStatus.pending)
                 doc = self._metadata.get_document(doc.id)
                 if background:
@@ -176,12 +220,14 @@ class IngestionService:
         item: UploadItem,
         file_type: FileType,
         metadata: DocumentMetadata,
+        may_replace: Callable[[Document], None] | None = None,
     ) -> UploadedDocument:
         """Store a document under a caller-chosen stable id and queue it for indexing.
 
         A document of that id (in any knowledge base) is replaced, after any indexing of it in
         flight has finished; the same id with the same content and metadata in the same KB is
-        left alone (`duplicate: true`) unless its indexing failed.
+        left alone (`duplicate: true`) unless its indexing failed. `may_replace` sees the
+        existing document first (under the lock, before anything changes) and raises to refuse.
         """
         self._metadata.get_kb(kb_id)
         if not item.data:
@@ -198,8 +244,11 @@ class IngestionService:
         with self._put_lock:
             existing = self._metadata.get_documents([doc_id]).get(doc_id)
             if existing is not None:
+                if may_replace is not None:
+                    may_replace(existing)
                 unchanged = existing.kb_id == kb_id and existing.content_hash == digest
-                if unchanged and existing.status != DocumentStatus.error:
+                intact = existing.status != DocumentStatus.error and not self._is_broken(existing)
+                if unchanged and intact:
                     return UploadedDocument(**existing.model_dump(), duplicate=True)
                 self.wait_for(doc_id)
                 self.delete(existing.kb_id, doc_id)
@@ -222,7 +271,17 @@ class IngestionService:
             future.exception()
 
     # ── background indexing ────────────────────────────────────────────────────────────
+    def on_enqueue(self, listener: Callable[[], None]) -> None:
+        """Called after a job is queued in `database` mode (a local worker wakes up)."""
+        self._enqueued.append(listener)
+
+    @property
+    def queue(self) -> JobQueue | None:
+        return self._queue
+
     def submit(self, doc_id: str) -> Future[Document]:
+        if self._queue is not None:
+            return self._enqueue(doc_id)
         with self._lock:
             if doc_id in self._pending:
                 return self._pending[doc_id]
@@ -237,6 +296,19 @@ class IngestionService:
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
+    def _enqueue(self, doc_id: str) -> Future[Document]:
+        done: Future[Document] = Future()
+        try:
+            doc = self._metadata.get_document(doc_id)
+        except NotFound as exc:
+            done.set_exception(exc)
+            return done
+        self._queue.enqueue(doc.id, doc.kb_id)  # type: ignore[union-attr]
+        for listener in self._enqueued:
+            listener()
+        done.set_result(doc)
+        return done
+
     def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
@@ -250,6 +322,11 @@ class IngestionService:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""
+        if self._queue is not None:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._queue.depth() and (deadline is None or time.monotonic() < deadline):
+                time.sleep(0.1)
+            return
         while True:
             with self._lock:
                 futures = list(self._pending.values())
@@ -265,28 +342,61 @@ class IngestionService:
 
     @property
     def queue_depth(self) -> int:
-        """Documents queued or being indexed by this process."""
+        """Documents queued or being indexed (by this process; every process's in `database`
+        queue mode)."""
+        if self._queue is not None:
+            return self._queue.depth()
         with self._lock:
             return len(self._pending)
 
     def recover(self) -> list[str]:
-        """Queue again every document a crash left pending or processing; sweep orphan vectors."""
+        """Repair what a crash left: finish interrupted deletions, sweep orphan vectors, queue
+        again every document left pending or processing and every completed one whose indexes
+        disagree. Returns the ids queued."""
+        for doc in self._metadata.list_documents(statuses=[DocumentStatus.deleting]):
+            log.info("finishing the deletion of %s (%s)", doc.id, doc.filename)
+            self._purge(doc)
         for kb in self._metadata.list_kbs():
             if not self._vectors.has_collection(kb.id):
                 self._vectors.create_collection(kb.id, kb.embedding_dim, kb.metric)
                 continue
             known = {d.id for d in self._metadata.list_documents(kb.id)}
+            if self._graph is not None:
+                self._graph.sweep(kb, known)
             for orphan in self._vectors.doc_ids(kb.id) - known:
                 log.warning("removing orphan vectors of deleted document %s", orphan)
                 self._vectors.delete(kb.id, Eq(field="doc_id", value=orphan))
                 self._vectors.delete_titles(kb.id, [orphan])
+        self._requeue_broken()
         stuck = self._metadata.list_documents(
             statuses=[DocumentStatus.pending, DocumentStatus.processing]
         )
+        queued = self._queue.queued() if self._queue is not None else set()
         for doc in stuck:
+            if doc.id in queued:  # the durable queue has it: a worker (re)takes it
+                continue
             log.info("resuming indexing of %s (%s, was %s)", doc.id, doc.filename, doc.status)
             self.submit(doc.id)
         return [doc.id for doc in stuck]
+
+    def _requeue_broken(self) -> None:
+        """Completed documents whose indexes disagree go back to pending (re-indexed next)."""
+        for kb in self._metadata.list_kbs():
+            for found in self.checker.broken(kb):
+                log.warning("re-indexing %s: its indexes disagree (%s)", found.doc_id, found)
+                self._reset(kb.id, found.doc_id)
+
+    def _is_broken(self, doc: Document) -> bool:
+        if doc.status != DocumentStatus.completed:
+            return False
+        return bool(self.checker.broken(self._metadata.get_kb(doc.kb_id), [doc]))
+
+    def _reset(self, kb_id: str, doc_id: str) -> None:
+        """Back to pending with nothing of it in any index: its vectors are removed by
+        document id (its chunk rows may be gone), the rest by the next attempt."""
+        self._vectors.delete(kb_id, Eq(field="doc_id", value=doc_id))
+        self._metadata.set_status(doc_id, DocumentStatus.pending, chunk_count=0)
+        self._bm25.mark_dirty(kb_id)
 
     def close(self) -> None:
         self._closed = True
@@ -303,8 +413,12 @@ class IngestionService:
         results: dict[str, Document] = {}
         prepared: list[_Prepared] = []
         started = time.perf_counter()
+        kb_ids = {d.kb_id for d in self._metadata.get_documents(doc_ids).values()}
         try:
-            return self._index_many(doc_ids, results, prepared, progress)
+            # Shared with other ingestion, exclusive of a reindex switching these KBs' vectors:
+            # the model chosen in _prepare is the model of the vectors _write reaches.
+            with self._locks.shared(kb_ids):
+                return self._index_many(doc_ids, results, prepared, progress)
         finally:
             # One duration per document of the batch: the batch's time shared evenly.
             per_doc = (time.perf_counter() - started) / max(len(doc_ids), 1)
@@ -320,9 +434,14 @@ class IngestionService:
     ) -> list[Document]:
         for doc_id in doc_ids:
             doc = self._metadata.get_document(doc_id)
+            if doc.status == DocumentStatus.deleting:  # being deleted: nothing to index
+                results[doc_id] = doc
+                continue
             self._metadata.set_status(doc_id, DocumentStatus.processing)
             try:
-                prepared.append(self._prepare(doc))
+                item = self._prepare(doc)
+                self._index_graph(item)
+                prepared.append(item)
             except Exception as exc:
                 results[doc_id] = self._fail(doc, _reason(exc))
         try:
@@ -333,7 +452,24 @@ class IngestionService:
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
+            self._follow_switch(item)
         return [results[d] for d in doc_ids]
+
+    def _follow_switch(self, item: _Prepared) -> None:
+        """A reindex in another process switched the KB to new vectors while this document was
+        embedded with the old model: embed it again into the serving generation. (Checked after
+        the document is `completed`, so a switch earlier than this check sees the document in its
+        own catch-up; in one process the KB lock rules this out.)"""
+        for _ in range(3):
+            try:
+                kb = self._metadata.get_kb(item.doc.kb_id)
+            except NotFound:
+                return
+            if kb.vector_generation == item.generation:
+                return
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            item = _Prepared(item.doc, embedder, item.chunks, kb.vector_generation)
+            self._write([item], None)
 
     def _prepare(self, doc: Document) -> _Prepared:
         """Remove leftovers of an earlier attempt, then parse, chunk, tokenise and store chunks."""
@@ -349,11 +485,26 @@ class IngestionService:
         if not embedded:
             raise ParseError("document produced no chunks")
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        tokens = LexicalTokenizer(kb.user_words).tokenize_many(c.text for c in embedded)
+        tokens = tokenizer_for(kb.user_words).tokenize_many(c.text for c in embedded)
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
-        return _Prepared(doc=doc, embedder=embedder, chunks=embedded)
+        return _Prepared(
+            doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
+        )
+
+    def _index_graph(self, item: _Prepared) -> None:
+        """Entities and relations of a document in a KB with a graph (before its vectors)."""
+        if self._graph is None:
+            return
+        kb = self._metadata.get_kb(item.doc.kb_id)
+        if kb.graph_backend == "none":
+            return
+
+        def note(text: str | None) -> None:
+            self._metadata.set_progress(item.doc.id, text)
+
+        item.note = self._graph.index(kb, item.doc, item.chunks, note)
 
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
@@ -367,16 +518,21 @@ class IngestionService:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
             for group in by_embedder.values():
                 vectors = group[0][0].embedder.embed([chunk.text for _, chunk in group])
-                by_kb: dict[str, list[VectorRecord]] = {}
+                by_kb: dict[tuple[str, int], list[VectorRecord]] = {}
                 for (item, chunk), vector in zip(group, vectors, strict=True):
-                    by_kb.setdefault(item.doc.kb_id, []).append(_record(item.doc, chunk, vector))
-                for kb_id, records in by_kb.items():
-                    self._vectors.upsert(kb_id, records)
+                    record = vector_record(item.doc, chunk, vector)
+                    by_kb.setdefault((item.doc.kb_id, item.generation), []).append(record)
+                for (kb_id, generation), records in by_kb.items():
+                    # The generation of the model that embedded them, even if a reindex in
+                    # another process switched the KB meanwhile (see _follow_switch).
+                    store, key = self._vectors.at_generation(kb_id, generation)
+                    store.upsert(key, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc
+        self._metadata.set_progress(doc.id, item.note)
         self._metadata.set_status(doc.id, DocumentStatus.completed, chunk_count=len(item.chunks))
         self._bm25.mark_dirty(doc.kb_id)
         try:
@@ -384,6 +540,7 @@ class IngestionService:
         except NotFound:  # deleted while it was being indexed: drop what was just written
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
             self._vectors.delete_titles(doc.kb_id, [doc.id])
+            self._remove_graph(doc)
             raise
 
     def _remove_leftovers(self, doc: Document) -> None:
@@ -395,12 +552,26 @@ class IngestionService:
             batch = chunk_ids[start : start + 1000]
             self._vectors.delete(doc.kb_id, In(field="chunk_id", values=batch))
         self._vectors.delete_titles(doc.kb_id, [doc.id])
+        self._remove_graph(doc)
         self._metadata.delete_chunks(doc.id)
+
+    def _remove_graph(self, doc: Document) -> None:
+        if self._graph is not None:
+            try:
+                kb = self._metadata.get_kb(doc.kb_id)
+            except NotFound:
+                return  # the KB went, and its graph with it
+            self._graph.remove(kb, [doc.id])
+
+    def mark_failed(self, doc_id: str, reason: str) -> Document:
+        """Give a document up with a reason (a worker that never finishes it)."""
+        return self._fail(self._metadata.get_document(doc_id), reason)
 
     def _fail(self, doc: Document, reason: str) -> Document:
         log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
         try:
             self._remove_leftovers(doc)
+            self._metadata.set_progress(doc.id, None)
             self._metadata.set_status(doc.id, DocumentStatus.error, error=reason, chunk_count=0)
             return self._metadata.get_document(doc.id)
         except Exception:  # the KB was deleted meanwhile: nothing left to mark
@@ -409,11 +580,21 @@ class IngestionService:
 
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:
+        """Delete a document from every index. The deletion is recorded first (`deleting`):
+        a crash part-way leaves a document that start-up deletes, never a `completed` one with
+        indexes missing."""
         doc = self._metadata.get_document(doc_id, kb_id)
-        self._remove_leftovers(doc)
-        self._metadata.delete_document(doc_id)
-        self._bm25.mark_dirty(kb_id)
-        self._files.delete(kb_id, doc_id, doc.file_type)
+        self._metadata.set_status(doc_id, DocumentStatus.deleting, chunk_count=doc.chunk_count)
+        self._bm25.mark_dirty(kb_id)  # out of keyword search at once
+        self._purge(doc)
+
+    def _purge(self, doc: Document) -> None:
+        """Remove a document being deleted: its indexes, then its row, then its file."""
+        with self._locks.shared([doc.kb_id]):
+            self._remove_leftovers(doc)
+            self._metadata.delete_document(doc.id)
+        self._bm25.mark_dirty(doc.kb_id)
+        self._files.delete(doc.kb_id, doc.id, doc.file_type)
 
     def documents(
         self, kb_id: str, statuses: Iterable[DocumentStatus] | None = None

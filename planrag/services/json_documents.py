@@ -7,7 +7,8 @@ Ids: the public id is spec 000's `YYYYMMDD-title-with-hyphens` (`20240315-메타
 can be longer than the `documents.id` column (36 characters), so the internal id is
 `uuid5(SPEC_ID_NAMESPACE, public id)` and the public id is kept in `documents.filename`. A
 document is a JSON document exactly when its id is the uuid5 of its filename. Re-inserting the
-same date and title replaces the document (in whichever domain it was) instead of duplicating it.
+same date and title replaces the document (in whichever domain it was) instead of duplicating it,
+but only when the caller's scope covers that domain (403 otherwise).
 
 Storage: `info` (an object) is stored JSON-encoded in the `info` text column; `tags.date` in the
 `date` column; the other tags as `key=value` strings in the `tags` list, which the planner's tag
@@ -25,8 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from planrag.core.errors import DocumentNotFound, InvalidInput, NotFound
-from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus
+from planrag.core.errors import DocumentNotFound, Forbidden, InvalidInput, NotFound
+from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, PlainText
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ingestion import IngestionService, UploadedDocument, UploadItem
 from planrag.services.knowledge_bases import NAME_PATTERN
@@ -91,8 +92,8 @@ class JsonDocument(BaseModel):
     """The body of `POST /rag/insert` (spec 000 §1)."""
 
     domain: str = Field(max_length=32, pattern=NAME_PATTERN, examples=["news"])
-    title: str = Field(max_length=128, examples=["메타버스 뉴스"])
-    author: str = Field(max_length=128, examples=["삼성전자"])
+    title: PlainText = Field(max_length=128, examples=["메타버스 뉴스"])
+    author: PlainText = Field(max_length=128, examples=["삼성전자"])
     text: str = Field(examples=["메타버스는 비대면 시대 뜨거운 화두로 떠올랐다..."])
     info: DocInfo | None = None
     tags: DocTags
@@ -211,7 +212,19 @@ class JsonDocumentService:
         kb = access.write(document.domain)
         public = spec_doc_id(document.tags.date, document.title)
         item = UploadItem(filename=public, data=document.text.encode("utf-8"))
-        return self._ingestion.put(kb.id, internal_id(public), item, "txt", metadata)
+
+        def may_replace(existing: Document) -> None:
+            # The id is global: a document of another scope must never be replaced or moved.
+            if existing.kb_id != kb.id and not access.allowed(
+                self._metadata.get_kb(existing.kb_id).name
+            ):
+                raise Forbidden(
+                    f"document '{public}' belongs to a knowledge base outside this caller's "
+                    "scope; choose another title or date",
+                    doc_id=public,
+                )
+
+        return self._ingestion.put(kb.id, internal_id(public), item, "txt", metadata, may_replace)
 
     def resolve(self, access: KnowledgeBaseAccess, doc_id: str) -> tuple[Document, str]:
         """A document by public id (or internal id) with its KB's name; 404 if not readable."""

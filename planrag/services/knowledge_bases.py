@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.core.errors import InvalidInput
+from planrag.core.errors import InvalidInput, PlanragError
 from planrag.core.types import (
     ChunkingConfig,
     ChunkKind,
@@ -18,29 +18,35 @@ from planrag.core.types import (
     Metric,
     VectorStoreName,
 )
-from planrag.ingest.tokenizer import LexicalTokenizer
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
+from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
+from planrag.text.tokenizer import tokenizer_for
 
-NAME_PATTERN = r"^[^\x00-\x1f/\\]{1,200}$"
+# A name: up to 200 characters, no control character or slash, not only spaces.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
+NAME_MAX = 200
 
 
 class KnowledgeBaseCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=NAME_PATTERN, examples=["team-docs"])
+    name: str = Field(pattern=NAME_PATTERN, max_length=NAME_MAX, examples=["team-docs"])
     description: str = Field(default="", max_length=5000)
     top_k: int = Field(default=5, ge=1, le=50)
     score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     metric: Metric = "COSINE"
     chunking: ChunkingConfig = ChunkingConfig()
     embedding_model: str | None = Field(
-        default=None, description="defaults to PLANRAG_EMBEDDING__MODEL"
+        default=None,
+        max_length=200,
+        description="defaults to PLANRAG_EMBEDDING__MODEL; one of "
+        "PLANRAG_EMBEDDING__ALLOWED_MODELS otherwise",
     )
-    graph_backend: GraphBackend = "none"
+    graph_backend: GraphBackend = "none"  # the schema's enum is core.types.GraphBackend
     vector_store: VectorStoreName = Field(
         default="milvus",
         description="where the KB's vectors live: Milvus, or PostgreSQL with pgvector; fixed",
@@ -58,7 +64,7 @@ class KnowledgeBaseUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    name: str | None = Field(default=None, pattern=NAME_PATTERN, max_length=NAME_MAX)
     description: str | None = Field(default=None, max_length=5000)
     top_k: int | None = Field(default=None, ge=1, le=50)
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -70,8 +76,18 @@ class KnowledgeBaseUpdate(BaseModel):
     )
 
 
+class GraphInfo(BaseModel):
+    """A KB's graph: its backend and size (entities, distinct relations)."""
+
+    backend: GraphBackend = "none"
+    entities: int = 0
+    relations: int = 0
+    error: str | None = Field(default=None, description="why the counts are missing")
+
+
 class KnowledgeBaseView(KnowledgeBase):
     stats: KnowledgeBaseStats
+    graph: GraphInfo = GraphInfo()
 
 
 class KnowledgeBaseService:
@@ -82,7 +98,9 @@ class KnowledgeBaseService:
         files: FileStore,
         embedders: EmbedderRegistry,
         bm25: BM25Store,
+        graphs: GraphStores | None = None,
     ) -> None:
+        self._graphs = graphs
         self._metadata = metadata
         self._vectors = vectors
         self._files = files
@@ -91,10 +109,14 @@ class KnowledgeBaseService:
 
     def create(self, request: KnowledgeBaseCreate) -> KnowledgeBaseView:
         if request.graph_backend != "none":
-            raise InvalidInput(
-                f"graph_backend '{request.graph_backend}' is not available yet; use 'none'"
-            )
-        model = request.embedding_model or self._embedders.default_model
+            if self._graphs is None:
+                raise InvalidInput("graph backends are not available in this deployment")
+            self._graphs.check(request.graph_backend)
+        model = (
+            self._embedders.check_allowed(request.embedding_model)
+            if request.embedding_model
+            else self._embedders.default_model
+        )
         dimension = self._embedders.get(model).dimension
         now = datetime.now(UTC)
         kb = KnowledgeBase(
@@ -108,14 +130,27 @@ class KnowledgeBaseService:
         kb = self._metadata.create_kb(kb)
         try:
             self._vectors.create_collection(kb.id, dimension, kb.metric)
+            if self._graphs is not None and kb.graph_backend != "none":
+                self._graphs.get(kb.graph_backend).create_graph(kb.id)
         except Exception:
             self._metadata.delete_kb(kb.id)
             raise
         return self._view(kb)
 
+    def graph_info(self, kb: KnowledgeBase) -> GraphInfo:
+        if kb.graph_backend == "none" or self._graphs is None:
+            return GraphInfo(backend=kb.graph_backend)
+        try:
+            stats = self._graphs.get(kb.graph_backend).stats(kb.id)
+        except PlanragError as exc:  # an unreachable graph server must not hide the KB
+            return GraphInfo(backend=kb.graph_backend, error=exc.message)
+        return GraphInfo(
+            backend=kb.graph_backend, entities=stats.entities, relations=stats.relations
+        )
+
     def _view(self, kb: KnowledgeBase) -> KnowledgeBaseView:
         stats = self._metadata.kb_stats([kb.id])[kb.id]
-        return KnowledgeBaseView(**kb.model_dump(), stats=stats)
+        return KnowledgeBaseView(**kb.model_dump(), stats=stats, graph=self.graph_info(kb))
 
     def get(self, kb_id: str) -> KnowledgeBaseView:
         return self._view(self._metadata.get_kb(kb_id))
@@ -126,7 +161,10 @@ class KnowledgeBaseService:
     def list(self) -> list[KnowledgeBaseView]:
         kbs = self._metadata.list_kbs()
         stats = self._metadata.kb_stats(kb.id for kb in kbs)
-        return [KnowledgeBaseView(**kb.model_dump(), stats=stats[kb.id]) for kb in kbs]
+        return [
+            KnowledgeBaseView(**kb.model_dump(), stats=stats[kb.id], graph=self.graph_info(kb))
+            for kb in kbs
+        ]
 
     def update(self, kb_id: str, request: KnowledgeBaseUpdate) -> KnowledgeBaseView:
         changes = request.model_dump(exclude_unset=True, exclude_none=True)
@@ -141,7 +179,7 @@ class KnowledgeBaseService:
 
     def _retokenise(self, kb: KnowledgeBase) -> None:
         """New user words change how every chunk splits: re-tokenise, then rebuild BM25."""
-        tokenizer = LexicalTokenizer(kb.user_words)
+        tokenizer = tokenizer_for(kb.user_words)
         for doc in self._metadata.list_documents(kb.id, [DocumentStatus.completed]):
             chunks = self._metadata.list_chunks(doc.id)
             searchable = [c for c in chunks if c.kind != ChunkKind.parent]
@@ -153,8 +191,10 @@ class KnowledgeBaseService:
         self._bm25.mark_dirty(kb.id)
 
     def delete(self, kb_id: str) -> None:
-        """Cascade: vectors, documents, chunks and files. Safe to retry after a crash."""
-        self._metadata.get_kb(kb_id)
+        """Cascade: graph, vectors, documents, chunks and files. Safe to retry after a crash."""
+        kb = self._metadata.get_kb(kb_id)
+        if self._graphs is not None and kb.graph_backend != "none":
+            self._graphs.get(kb.graph_backend).drop_graph(kb_id)
         self._vectors.drop_collection(kb_id)
         self._bm25.drop(kb_id)
         self._files.delete_kb(kb_id)

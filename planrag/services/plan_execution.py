@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 from planrag.core.errors import ModelUnavailable
+from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
@@ -105,7 +106,7 @@ class PlanExecutor:
                 title_contains=f.title_contains,
             ),
             weights=(plan.weights if plan.weights.title > 0 else None),
-            use_reranker=plan.rerank.enabled and plan.strategy != "2-stage",
+            use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
             reranker_threshold=plan.rerank.threshold,
         )
@@ -115,7 +116,7 @@ class PlanExecutor:
             notes.extend(f"{kb.name}: {note}" for note in skipped)
             return hits
         except ModelUnavailable as exc:
-            if not request.use_reranker:
+            if not request.use_reranker:  # 2-stage runs its first stage and notes the skip
                 raise
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})

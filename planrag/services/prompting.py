@@ -3,15 +3,17 @@ one flagged as such when there is no LLM or it fails), plain chat, and the LLM's
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planrag.core.errors import LLMUnavailable
 from planrag.core.settings import LLMSettings
+from planrag.core.types import PlainText
 from planrag.llm.chat import ChatClient, Message
 from planrag.prompts import render
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.answers import Passage, extractive_answer, is_korean
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.json_documents import check_yyyymmdd
 
 SUMMARY_DOCUMENTS = 5
 MAX_DOCUMENT_CHARS = 1500
@@ -20,9 +22,14 @@ MAX_DOCUMENT_CHARS = 1500
 class SummarizeRequest(BaseModel):
     query: str = Field(min_length=1, max_length=2000, examples=["메타버스 최신 동향"])
     domain: str | None = Field(default=None, max_length=32)
-    author: str | None = Field(default=None, max_length=128)
-    start_date: str | None = Field(default=None, description="YYYYMMDD")
-    end_date: str | None = Field(default=None, description="YYYYMMDD")
+    author: PlainText | None = Field(default=None, max_length=128)
+    start_date: str | None = Field(default=None, description="YYYYMMDD", pattern=r"^\d{8}$")
+    end_date: str | None = Field(default=None, description="YYYYMMDD", pattern=r"^\d{8}$")
+
+    @field_validator("start_date", "end_date")
+    @classmethod
+    def _date(cls, value: str | None) -> str | None:
+        return None if value is None else check_yyyymmdd(value)
 
 
 class SummarizeResult(BaseModel):

@@ -5,24 +5,34 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planrag.core.errors import InvalidInput
-from planrag.core.types import FusionInfo, Hit, HitMetadata, KnowledgeBase, title_text
+from planrag.core.strategies import StrategyName, strategy_info
+from planrag.core.types import (
+    FusionInfo,
+    Hit,
+    HitMetadata,
+    KnowledgeBase,
+    PlainText,
+    normalise_date,
+    title_text,
+)
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.flat_l2 import flat_l2
-from planrag.executors.ner import extract_entities, ner_filter
+from planrag.executors.ner import ner_filter
+from planrag.executors.registry import ExecutorRegistry
 from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
+from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.filters import And, Contains, Filter, In, Range
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
+from planrag.text.entities import extract_entities
 
-Strategy = Literal["ann", "keyword", "bm25", "hybrid", "2-stage"]
 MAX_QUERY_CHARS = 2000
 RERANK_POOL = 25
 
@@ -30,12 +40,18 @@ RERANK_POOL = 25
 class RetrieveFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    doc_ids: list[str] | None = Field(default=None, max_length=1000)
-    authors: list[str] | None = Field(default=None, max_length=100)
-    domains: list[str] | None = Field(default=None, max_length=100)
+    doc_ids: list[PlainText] | None = Field(default=None, max_length=1000)
+    authors: list[PlainText] | None = Field(default=None, max_length=100)
+    domains: list[PlainText] | None = Field(default=None, max_length=100)
     date_from: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
     date_to: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    title_contains: str | None = Field(default=None, min_length=1, max_length=200)
+    title_contains: PlainText | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("date_from", "date_to")
+    @classmethod
+    def _real_date(cls, value: str | None) -> str | None:
+        """A calendar date, as uploads require (2024-13-45 is refused, not matched by nothing)."""
+        return None if value is None else normalise_date(value)
 
     def to_filter(self) -> Filter | None:
         items: list[Filter] = []
@@ -75,7 +91,7 @@ class RetrieveRequest(BaseModel):
     score_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0, description="defaults to the KB's score_threshold"
     )
-    strategy: Strategy = "ann"
+    strategy: StrategyName = "ann"
     hybrid_mode: Literal["sequential", "parallel"] = "sequential"
     rrf_k: int = Field(default=60, ge=1, le=1000, description="RRF constant (parallel hybrid)")
     filters: RetrieveFilters | None = None
@@ -93,15 +109,18 @@ class RetrieveRequest(BaseModel):
     use_brute_force: bool = Field(default=False, description="flat L2 re-scoring")
     brute_force_top_k: int = Field(default=1, ge=1, le=20)
     brute_force_threshold: float = Field(default=1.5, ge=0.0, le=2.0)
-    enable_graph_search: bool = Field(default=False, description="not available yet")
-    graph_hops: int = Field(default=2, ge=1, le=5)
+    enable_graph_search: bool = Field(
+        default=False,
+        description="add graph-found chunks (KBs with a graph): Hybrid (+Graph) / (+Ontology)",
+    )
+    graph_hops: int = Field(default=2, ge=1, le=5, description="relations traversed")
 
     @model_validator(mode="after")
     def _check_combinations(self) -> RetrieveRequest:
-        if self.enable_graph_search:
-            raise ValueError("graph search is not available yet")
-        if self.use_reranker and self.strategy == "2-stage":
-            raise ValueError("2-stage already reranks: use_reranker is for the other strategies")
+        if self.use_reranker and strategy_info(self.strategy).reranks:
+            raise ValueError(
+                f"{self.strategy} already reranks: use_reranker is for the other strategies"
+            )
         return self
 
 
@@ -114,7 +133,9 @@ class RetrievalService:
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
         rerankers: RerankerRegistry,
+        graph: GraphRetrieval | None = None,
     ) -> None:
+        self._graph = graph
         self._metadata = metadata
         self._vectors = vectors
         self._bm25 = bm25
@@ -148,11 +169,32 @@ class RetrievalService:
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
         )
-        found = self._post_process(ctx, request, executor.run(ctx, params))
+        if request.enable_graph_search:
+            if request.use_brute_force:
+                raise InvalidInput(
+                    "graph search and flat L2 (use_brute_force) are exclusive (spec 001 §3.7)"
+                )
+            self._graph_for(kb)
+        found = executor.run(ctx, params)
+        graph_metadata = None
+        if request.enable_graph_search:
+            found, graph_metadata = self._graph_for(kb).augment(
+                ctx, found, request.graph_hops, max(params.top_k, 20), params.where
+            )
+        found = self._post_process(ctx, request, found)
         if notes is not None:
             notes.extend(ctx.notes)
         found = [c for c in found if c.score >= threshold]
-        return self._to_hits(kb, found, ctx.fusion)[:top_k]
+        hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
+        if graph_metadata is not None:
+            hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]
+        return hits
+
+    def _graph_for(self, kb: KnowledgeBase) -> GraphRetrieval:
+        if self._graph is None:
+            raise InvalidInput("graph search is not available in this deployment")
+        self._graph.check(kb)
+        return self._graph
 
     def similar_chunks(
         self, kb_id: str, vector: list[float], top_k: int, filters: RetrieveFilters | None = None
@@ -251,6 +293,8 @@ class RetrievalService:
                         rerank_score=cand.rerank,
                         l2_distance=cand.l2_distance,
                         fusion=fusion,
+                        graph_score=cand.graph,
+                        graph_entities=cand.graph_entities,
                     ),
                 )
             )

@@ -13,32 +13,39 @@ from threadpoolctl import threadpool_limits
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
-from planrag.executors.ann import AnnExecutor
-from planrag.executors.bm25 import BM25Executor
-from planrag.executors.executor import ExecutorRegistry
 from planrag.executors.fusion import FusionCalibrator
-from planrag.executors.hybrid import HybridExecutor
-from planrag.executors.keyword import KeywordExecutor
-from planrag.executors.rerank import TwoStageExecutor
-from planrag.ingest.tokenizer import load_user_dictionary
+from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.dialects import DialectServices
+from planrag.services.graph_indexing import GraphIndexer
+from planrag.services.graph_retrieval import GraphRetrieval
+from planrag.services.graph_view import GraphExplorer
 from planrag.services.ingestion import IngestionService
+from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
+from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
+from planrag.stores.graph import GraphStore
+from planrag.stores.graphs import GraphStores
+from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
+from planrag.stores.neo4j import Neo4jGraphStore
+from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
+from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
+from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +57,7 @@ def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> Exe
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
     calibrator = FusionCalibrator(metadata.sample_chunks, save)
-    return ExecutorRegistry(
-        [
-            AnnExecutor(),
-            KeywordExecutor(),
-            BM25Executor(),
-            HybridExecutor(calibrator),
-            TwoStageExecutor(rerankers),
-        ]
-    )
+    return ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
 
 
 def open_vector_stores(
@@ -68,11 +67,12 @@ def open_vector_stores(
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
     milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
 
-    def store_of(kb_id: str) -> str | None:
+    def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
-            return metadata.get_kb(kb_id).vector_store
+            kb = metadata.get_kb(kb_id)
         except KnowledgeBaseNotFound:
             return None
+        return kb.vector_store, kb.vector_generation
 
     router = VectorStoreRouter(
         store_of,
@@ -80,9 +80,36 @@ def open_vector_stores(
             "milvus": lambda: milvus,
             "pgvector": lambda: PgVectorStore(postgres.conninfo(), settings.pg),
         },
+        shared=settings.ingest.queue == "database",
     )
     router.opened("milvus")  # registered as open, so that close() closes it
     return router
+
+
+def open_graph_stores(settings: Settings) -> GraphStores:
+    """`ontology`: embedded pyoxigraph under the data dir, or a SPARQL endpoint by URL;
+    `neo4j`: a Bolt server by URI (no embedded default). Each opened on first use."""
+
+    def ontology() -> GraphStore:
+        sparql = settings.sparql
+        if sparql.query_url:
+            endpoint: SparqlEndpoint = RemoteSparql(
+                sparql.query_url,
+                sparql.update_url or sparql.query_url,
+                user=sparql.user,
+                password=sparql.password,
+                timeout_s=sparql.timeout_s,
+            )
+        else:
+            endpoint = EmbeddedSparql(settings.graph_dir)
+        return OntologyGraphStore(endpoint)
+
+    def neo4j() -> GraphStore:
+        cfg = settings.neo4j
+        return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
+
+    missing = {} if settings.neo4j.uri else {"neo4j": "set PLANRAG_NEO4J__URI (bolt://host:7687)"}
+    return GraphStores({"ontology": ontology, "neo4j": neo4j}, missing)
 
 
 def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
@@ -106,6 +133,8 @@ class Runtime:
     ingestion: IngestionService
     retrieval: RetrievalService
     postgres: PostgresProvider
+    reindex: ReindexService
+    graphs: GraphStores
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -121,9 +150,18 @@ class Runtime:
         vectors = open_vector_stores(settings, metadata, postgres)
         files = FileStore(settings.files_dir)
         embedders = embedders or EmbedderRegistry(settings.embedding)
-        bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows)
+        # Several processes (queue mode `database`) share a jobs table and index versions.
+        shared = settings.ingest.queue == "database"
+        versions = IndexVersions(engine, "lexical") if shared else None
+        bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         rerankers = RerankerRegistry(settings.rerank, settings.llm)
         executors = build_executors(metadata, rerankers)
+        graphs = open_graph_stores(settings)
+        chat = ChatClient(settings.llm)
+        graph_indexer = GraphIndexer(
+            graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
+        )
+        locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -133,7 +171,7 @@ class Runtime:
             bm25=bm25,
             executors=executors,
             rerankers=rerankers,
-            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25),
+            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
             ingestion=IngestionService(
                 metadata,
                 vectors,
@@ -143,9 +181,29 @@ class Runtime:
                 max_upload_bytes=settings.max_upload_bytes,
                 max_files=settings.ingest.max_files_per_request,
                 concurrency=settings.ingest.concurrency,
+                queue=JobQueue(engine) if shared else None,
+                graph=graph_indexer,
+                locks=locks,
             ),
-            retrieval=RetrievalService(metadata, vectors, bm25, embedders, executors, rerankers),
+            retrieval=RetrievalService(
+                metadata,
+                vectors,
+                bm25,
+                embedders,
+                executors,
+                rerankers,
+                GraphRetrieval(graphs, metadata, settings.graph.boost),
+            ),
             postgres=postgres,
+            graphs=graphs,
+            reindex=ReindexService(
+                metadata,
+                vectors,
+                embedders,
+                locks,
+                batch=settings.embedding.batch_size,
+                shared=settings.ingest.queue == "database",
+            ),
         )
 
     @cached_property
@@ -157,6 +215,11 @@ class Runtime:
     def auth(self) -> AuthService:
         """API keys, users and bearer tokens (PLANRAG_AUTH__…)."""
         return AuthService(PrincipalStore(self.metadata.engine), self.settings.auth)
+
+    @cached_property
+    def graph_explorer(self) -> GraphExplorer:
+        """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
+        return GraphExplorer(self.metadata, self.graphs)
 
     @cached_property
     def chat(self) -> ChatClient:
@@ -187,6 +250,8 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        self.reindex.close()
         self.vectors.close()
+        self.graphs.close()
         self.metadata.engine.dispose()
         self.postgres.close()  # stops the embedded PostgreSQL if this process started it

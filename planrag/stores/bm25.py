@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from planrag.stores.filters import Filter, matches
+from planrag.stores.job_queue import IndexVersions
 
 log = logging.getLogger(__name__)
 
@@ -139,25 +142,37 @@ class LexicalIndex:
         return allowed[self._chunk_doc]
 
     # ── persistence ────────────────────────────────────────────────────────────────────
-    def save(self, directory: Path) -> None:
-        tmp = directory.with_name(directory.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
+    def save(self, directory: Path, stamp: int = 0) -> None:
+        """Write atomically (a private temp dir renamed into place); `stamp` is the shared
+        version the index was built at (several processes may save the same KB)."""
+        tmp = directory.with_name(f"{directory.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         tmp.mkdir(parents=True)
         if self._retriever is not None:
             self._retriever.save(str(tmp / "bm25s"))
         docs = [d.model_dump(exclude={"tokens"}) for d in self._docs.values()]
-        meta = {"version": FORMAT_VERSION, "chunk_ids": self.chunk_ids, "doc_ids": self.doc_ids}
+        meta = {
+            "version": FORMAT_VERSION,
+            "stamp": stamp,
+            "chunk_ids": self.chunk_ids,
+            "doc_ids": self.doc_ids,
+        }
         (tmp / "rows.json").write_text(json.dumps({**meta, "docs": docs}, ensure_ascii=False))
         shutil.rmtree(directory, ignore_errors=True)
-        tmp.rename(directory)
+        try:
+            tmp.rename(directory)
+        except OSError:  # another process saved it first: theirs is as good
+            shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
-    def load(cls, directory: Path) -> LexicalIndex | None:
+    def load(cls, directory: Path, stamp: int | None = None) -> LexicalIndex | None:
+        """The saved index, or None when missing, unreadable, or saved at another `stamp`."""
         if not (directory / "rows.json").exists():
             return None
         try:
             meta = json.loads((directory / "rows.json").read_text())
             if meta.get("version") != FORMAT_VERSION:
+                return None
+            if stamp is not None and meta.get("stamp", 0) != stamp:
                 return None
             retriever = (
                 bm25s.BM25.load(str(directory / "bm25s"))
@@ -179,11 +194,19 @@ RowSource = Callable[[str], list[LexicalRow]]
 
 
 class BM25Store:
-    """Per-KB BM25 indexes under a directory, rebuilt from `source` when dirty."""
+    """Per-KB BM25 indexes under a directory, rebuilt from `source` when dirty.
 
-    def __init__(self, root: Path, source: RowSource) -> None:
+    With `versions` (several processes over one metadata DB), a change bumps the KB's shared
+    version and every process rebuilds (or loads the copy saved at that version) before its next
+    search: a process never serves an index older than the last change another one made."""
+
+    def __init__(
+        self, root: Path, source: RowSource, versions: IndexVersions | None = None
+    ) -> None:
         self._root = root
         self._source = source
+        self._versions = versions
+        self._built: dict[str, int | None] = {}
         self._indexes: dict[str, LexicalIndex] = {}
         self._dirty: set[str] = set()
         self._locks: dict[str, threading.Lock] = {}
@@ -201,21 +224,26 @@ class BM25Store:
             self._dirty.add(kb_id)
             # The persisted copy is stale too: a crash now must not resurrect it.
             (self._dir(kb_id) / "rows.json").unlink(missing_ok=True)
+        if self._versions is not None:
+            self._versions.bump(kb_id)  # other processes rebuild before their next search
 
     def index(self, kb_id: str) -> LexicalIndex:
         """The current index, rebuilt first when documents changed since it was built."""
         with self._lock(kb_id):
+            stamp = self._versions.get(kb_id) if self._versions is not None else None
             with self._guard:
                 dirty = kb_id in self._dirty
                 self._dirty.discard(kb_id)
-            if not dirty and kb_id in self._indexes:
+            current = kb_id in self._indexes and self._built.get(kb_id) == stamp
+            if not dirty and current:
                 return self._indexes[kb_id]
-            loaded = None if dirty else LexicalIndex.load(self._dir(kb_id))
+            loaded = None if dirty else LexicalIndex.load(self._dir(kb_id), stamp)
             if loaded is None:
                 loaded = LexicalIndex.build(self._source(kb_id))
-                loaded.save(self._dir(kb_id))
+                loaded.save(self._dir(kb_id), stamp or 0)
                 log.info("BM25 index of %s rebuilt: %d chunks", kb_id, len(loaded))
             self._indexes[kb_id] = loaded
+            self._built[kb_id] = stamp
             return loaded
 
     def search(
@@ -229,6 +257,7 @@ class BM25Store:
     def drop(self, kb_id: str) -> None:
         with self._lock(kb_id):
             self._indexes.pop(kb_id, None)
+            self._built.pop(kb_id, None)
             with self._guard:
                 self._dirty.discard(kb_id)
             shutil.rmtree(self._dir(kb_id), ignore_errors=True)

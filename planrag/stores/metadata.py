@@ -23,6 +23,7 @@ from planrag.core.types import (
     FusionCalibration,
     KnowledgeBase,
     KnowledgeBaseStats,
+    ReindexStatus,
 )
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
 
@@ -37,6 +38,11 @@ KB_UPDATABLE = {
     "chunking",
     "user_words",
     "calibration",
+    # a reindex's progress, and its switch (model, dimension and generation in one commit)
+    "reindex",
+    "embedding_model",
+    "embedding_dim",
+    "vector_generation",
 }
 
 
@@ -71,6 +77,8 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         user_words=list(row.user_words or []),
         calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
         vector_store=row.vector_store,  # type: ignore[arg-type]
+        vector_generation=row.vector_generation or 0,
+        reindex=ReindexStatus.model_validate(row.reindex) if row.reindex else None,
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),
     )
@@ -87,6 +95,7 @@ def _doc(row: DocumentRow) -> Document:
         size=row.size,
         content_hash=row.content_hash,
         chunk_count=row.chunk_count,
+        progress=row.progress,
         metadata=DocumentMetadata(
             title=row.title,
             author=row.author,
@@ -280,6 +289,11 @@ class MetadataStore:
         with self.session() as s:
             s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
 
+    def set_progress(self, doc_id: str, progress: str | None) -> None:
+        """What indexing is doing, or a note on its result; None clears it."""
+        with self.session() as s:
+            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(progress=progress))
+
     def delete_document(self, doc_id: str) -> None:
         with self.session() as s:
             s.execute(delete(ChunkRow).where(ChunkRow.doc_id == doc_id))
@@ -337,6 +351,22 @@ class MetadataStore:
                 )
                 for cid, did, tokens, title, filename, author, domain, date in s.execute(query)
             ]
+
+    def chunk_counts(
+        self, kb_id: str, doc_ids: list[str] | None = None
+    ) -> dict[str, tuple[int, int]]:
+        """Per document of the KB (or of `doc_ids`): (searchable chunk rows, those with BM25
+        tokens)."""
+        query = (
+            select(ChunkRow.doc_id, func.count(ChunkRow.id), func.count(ChunkRow.tokens))
+            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
+            .where(DocumentRow.kb_id == kb_id, ChunkRow.kind != ChunkKind.parent.value)
+            .group_by(ChunkRow.doc_id)
+        )
+        if doc_ids is not None:
+            query = query.where(ChunkRow.doc_id.in_(doc_ids))
+        with self.session() as s:
+            return {doc_id: (int(n), int(t)) for doc_id, n, t in s.execute(query)}
 
     def delete_chunks(self, doc_id: str) -> None:
         with self.session() as s:

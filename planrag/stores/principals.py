@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, or_, select, update
+from sqlalchemy import Engine, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -21,6 +21,7 @@ class ApiKey(BaseModel):
     name: str
     prefix: str
     knowledge_bases: list[str] | None
+    admin: bool = False
     created_at: datetime
     revoked_at: datetime | None = None
 
@@ -29,6 +30,7 @@ class User(BaseModel):
     id: str
     username: str
     knowledge_bases: list[str] | None
+    admin: bool = False
     disabled: bool
     created_at: datetime
 
@@ -39,6 +41,7 @@ def _key(row: ApiKeyRow) -> ApiKey:
         name=row.name,
         prefix=row.prefix,
         knowledge_bases=row.knowledge_bases,
+        admin=row.admin,
         created_at=aware(row.created_at),
         revoked_at=aware(row.revoked_at) if row.revoked_at else None,
     )
@@ -49,6 +52,7 @@ def _user(row: UserRow) -> User:
         id=row.id,
         username=row.username,
         knowledge_bases=row.knowledge_bases,
+        admin=row.admin,
         disabled=row.disabled,
         created_at=aware(row.created_at),
     )
@@ -61,7 +65,12 @@ class PrincipalStore:
     # ---------------------------------------------------------------- API keys
 
     def add_key(
-        self, name: str, prefix: str, key_hash: str, knowledge_bases: Sequence[str] | None
+        self,
+        name: str,
+        prefix: str,
+        key_hash: str,
+        knowledge_bases: Sequence[str] | None,
+        admin: bool = False,
     ) -> ApiKey:
         row = ApiKeyRow(
             id=str(uuid.uuid4()),
@@ -69,6 +78,7 @@ class PrincipalStore:
             prefix=prefix,
             key_hash=key_hash,
             knowledge_bases=list(knowledge_bases) if knowledge_bases else None,
+            admin=admin,
             created_at=datetime.now(UTC),
         )
         with Session(self._engine) as s, s.begin():
@@ -102,13 +112,18 @@ class PrincipalStore:
     # ---------------------------------------------------------------- users
 
     def add_user(
-        self, username: str, password_hash: str, knowledge_bases: Sequence[str] | None
+        self,
+        username: str,
+        password_hash: str,
+        knowledge_bases: Sequence[str] | None,
+        admin: bool = False,
     ) -> User:
         row = UserRow(
             id=str(uuid.uuid4()),
             username=username,
             password_hash=password_hash,
             knowledge_bases=list(knowledge_bases) if knowledge_bases else None,
+            admin=admin,
             disabled=False,
             created_at=datetime.now(UTC),
         )
@@ -129,10 +144,10 @@ class PrincipalStore:
         with Session(self._engine) as s:
             return [_user(r) for r in s.scalars(select(UserRow).order_by(UserRow.created_at))]
 
-    def disable_user(self, username: str) -> None:
+    def disable_user(self, username: str) -> User:
         with Session(self._engine) as s, s.begin():
-            result = s.execute(
-                update(UserRow).where(UserRow.username == username).values(disabled=True)
-            )
-            if not result.rowcount:  # type: ignore[attr-defined]
+            row = s.scalar(select(UserRow).where(UserRow.username == username))
+            if row is None:
                 raise NotFound(f"user '{username}' not found")
+            row.disabled = True
+            return _user(row)

@@ -54,6 +54,10 @@ class KnowledgeBaseRow(Base):
     vector_store: Mapped[str] = mapped_column(
         String(20), default="milvus", server_default=text("'milvus'"), nullable=False
     )
+    vector_generation: Mapped[int] = mapped_column(
+        Integer, default=0, server_default=text("0"), nullable=False
+    )
+    reindex: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -78,6 +82,8 @@ class DocumentRow(Base):
     size: Mapped[int] = mapped_column(Integer, nullable=False)
     content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     chunk_count: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    # What indexing is doing ("graph: extracting 12/40 chunks"), or a note on the result.
+    progress: Mapped[str | None] = mapped_column(Text, nullable=True)
     title: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     author: Mapped[str | None] = mapped_column(String(200), nullable=True)
     domain: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -109,6 +115,16 @@ class ChunkRow(Base):
     tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
+class GraphExtractionRow(Base):
+    """An LLM graph extraction of one chunk text, by hash of (extractor, model, text)."""
+
+    __tablename__ = "graph_extractions"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class TraceRow(Base):
     """One ask: the question, the plan envelope, stage counts and timings, hits and answer."""
 
@@ -135,6 +151,10 @@ class ApiKeyRow(Base):
     prefix: Mapped[str] = mapped_column(String(16), nullable=False)
     key_hash: Mapped[str] = mapped_column(String(128), nullable=False, unique=True)
     knowledge_bases: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # May manage keys and users (the /admin routes); never limited to knowledge bases.
+    admin: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -151,4 +171,35 @@ class UserRow(Base):
     disabled: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
+    admin: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class IngestionJobRow(Base):
+    """A document waiting for a worker (queue mode `database`). A worker claims a job by taking
+    its lease; a lease that expires (the worker died) lets another worker take it over."""
+
+    __tablename__ = "ingestion_jobs"
+    __table_args__ = (Index("ix_ingestion_jobs_lease", "lease_expires_at", "enqueued_at"),)
+
+    doc_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kb_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    enqueued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+    lease_owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+
+
+class IndexVersionRow(Base):
+    """A counter per knowledge base and index kind, bumped by whichever process changes that
+    index; other processes compare it with the version they hold and reload when it moved."""
+
+    __tablename__ = "index_versions"
+
+    kb_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0, nullable=False)

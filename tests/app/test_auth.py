@@ -111,8 +111,10 @@ def test_a_key_scoped_to_another_knowledge_base_is_refused(setup: dict[str, Any]
     client = setup["client"]
     for method, path, kwargs in routes(setup["kbs"]["news"]):
         response = call(client, method, path, setup["hr"], **kwargs)
-        # 403 where a knowledge base is named; a document id outside the scope reads as missing.
-        expected = 404 if path == "/rag/document" else 403
+        # 403 where a knowledge base is named (whether it exists or not); an id outside the
+        # scope (a KB id in the path, a document id) reads as unknown: 404.
+        by_id = path == "/rag/document" or path.startswith("/api/knowledge-bases/")
+        expected = 404 if by_id else 403
         assert response.status_code == expected, (method, path, response.text)
         assert "메타버스는 비대면" not in response.text, (method, path)
 
@@ -173,7 +175,7 @@ def test_bearer_tokens_from_the_password_flow(setup: dict[str, Any]) -> None:
     headers = {"Authorization": f"Bearer {token['access_token']}"}
     kb_news, kb_hr = setup["kbs"]["news"], setup["kbs"]["hr"]
     assert client.get(f"/api/knowledge-bases/{kb_news}", headers=headers).status_code == 200
-    assert client.get(f"/api/knowledge-bases/{kb_hr}", headers=headers).status_code == 403
+    assert client.get(f"/api/knowledge-bases/{kb_hr}", headers=headers).status_code == 404
     bad = {"Authorization": "Bearer not-a-token"}
     assert client.get(f"/api/knowledge-bases/{kb_news}", headers=bad).status_code == 401
 
@@ -215,3 +217,119 @@ def test_refuses_to_start_with_auth_on_and_the_default_secret(tmp_path: Path) ->
     settings = Settings(_env_file=None, data_dir=tmp_path, auth=AuthSettings(enabled=True))  # type: ignore[call-arg]
     with pytest.raises(InvalidInput, match="SECRET_KEY"):
         create_app(settings)
+
+
+# ── every write route: refused outside the scope (nothing changes), served inside it ─────────
+SCRATCH_DOC = news(domain="scratch", title="스크래치 문서", text="스크래치 KB의 원문입니다.")
+SCRATCH_ID = "20240315-스크래치-문서"
+
+
+@pytest.fixture(scope="module")
+def scratch(setup: dict[str, Any]) -> dict[str, Any]:
+    """A knowledge base `scratch` with one spec 000 document and one uploaded file, and a key
+    scoped to it; the write matrix below aims at it."""
+    client, admin = setup["client"], setup["admin"]
+    assert call(client, "POST", "/rag/insert", admin, json=SCRATCH_DOC).status_code == 200
+    kbs = call(client, "GET", "/api/knowledge-bases", admin).json()
+    kb_id = next(kb["id"] for kb in kbs if kb["name"] == "scratch")
+    files = {"files": ("memo.txt", "스크래치 메모 파일입니다.".encode())}
+    uploaded = call(client, "POST", f"/api/knowledge-bases/{kb_id}/documents", admin, files=files)
+    assert uploaded.status_code == 202, uploaded.text
+    client.app.state.runtime.ingestion.wait(timeout=120)  # type: ignore[attr-defined]
+    writer, _ = client.app.state.runtime.auth.create_key("scratch-writer", ["scratch"])  # type: ignore[attr-defined]
+    return {"kb_id": kb_id, "file_id": uploaded.json()[0]["id"], "writer": writer}
+
+
+def write_routes(kb_id: str, file_id: str, own: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every route that writes, aimed at the `scratch` knowledge base; `own` is the domain of
+    the caller (a move out of `scratch` into it is a write on `scratch` too)."""
+    moved = news(domain=own, title=SCRATCH_DOC["title"], text="공격자가 바꾼 본문")
+    return [
+        ("POST", "/api/knowledge-bases", {"json": {"name": "scratch"}}),  # create
+        ("PATCH", f"/api/knowledge-bases/{kb_id}", {"json": {"top_k": 7}}),  # patch
+        (
+            "POST",
+            f"/api/knowledge-bases/{kb_id}/documents",
+            {"files": {"files": ("x.txt", "새 파일".encode())}},
+        ),  # upload
+        ("POST", "/rag/insert", {"json": news(domain="scratch", title="새 문서")}),  # insert
+        ("POST", "/rag/insert", {"json": moved}),  # replace / move by stable id
+        ("DELETE", f"/api/knowledge-bases/{kb_id}/documents/{file_id}", {}),  # delete doc
+        (
+            "DELETE",
+            "/rag/delete",
+            {
+                "params": {
+                    "date": "20240315",
+                    "title": SCRATCH_DOC["title"],
+                    "author": SCRATCH_DOC["author"],
+                    "domain": "scratch",
+                }
+            },
+        ),  # delete by spec 000 id
+        ("DELETE", f"/api/knowledge-bases/{kb_id}", {}),  # delete the KB
+    ]
+
+
+def scratch_state(setup: dict[str, Any], kb_id: str) -> object:
+    admin, client = setup["admin"], setup["client"]
+    kb = call(client, "GET", f"/api/knowledge-bases/{kb_id}", admin).json()
+    docs = call(client, "GET", f"/api/knowledge-bases/{kb_id}/documents", admin).json()
+    doc = call(client, "GET", "/rag/document", admin, params={"doc_id": SCRATCH_ID}).json()
+    return (
+        kb["name"],
+        kb["top_k"],
+        sorted(d["id"] for d in docs),
+        doc["domain"],
+        [p["text"] for p in doc["passages"]],
+    )
+
+
+def test_every_write_route_needs_credentials(setup, scratch) -> None:  # type: ignore[no-untyped-def]
+    before = scratch_state(setup, scratch["kb_id"])
+    for method, path, kwargs in write_routes(scratch["kb_id"], scratch["file_id"], "hr"):
+        for key in (None, "prk_wrong-key"):
+            response = call(setup["client"], method, path, key, **kwargs)
+            assert response.status_code == 401, (method, path, key, response.text)
+    assert scratch_state(setup, scratch["kb_id"]) == before
+
+
+def test_write_routes_refuse_a_key_of_another_scope_and_change_nothing(setup, scratch) -> None:  # type: ignore[no-untyped-def]
+    before = scratch_state(setup, scratch["kb_id"])
+    for method, path, kwargs in write_routes(scratch["kb_id"], scratch["file_id"], "hr"):
+        response = call(setup["client"], method, path, setup["hr"], **kwargs)
+        # A KB named in the request: 403; a KB id in the path: the unknown id's 404.
+        expected = 404 if scratch["kb_id"] in path else 403
+        assert response.status_code == expected, (method, path, response.text)
+        assert scratch_state(setup, scratch["kb_id"]) == before, (method, path)
+
+
+def test_write_routes_serve_a_key_of_the_scope(setup, scratch) -> None:  # type: ignore[no-untyped-def]
+    client, writer = setup["client"], scratch["writer"]
+    for method, path, kwargs in write_routes(scratch["kb_id"], scratch["file_id"], "scratch"):
+        response = call(client, method, path, writer, **kwargs)
+        expected = 409 if method == "POST" and path == "/api/knowledge-bases" else None
+        if expected:  # past authentication: the name is taken
+            assert response.status_code == expected, (method, path, response.text)
+        else:
+            assert response.status_code < 300, (method, path, response.text)
+        client.app.state.runtime.ingestion.wait(timeout=120)  # type: ignore[attr-defined]
+    gone = call(client, "GET", f"/api/knowledge-bases/{scratch['kb_id']}", setup["admin"])
+    assert gone.status_code == 404
+
+
+def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) -> None:  # type: ignore[no-untyped-def]
+    client, hr, news_id = setup["client"], setup["hr"], setup["kbs"]["news"]
+    unknown = "00000000-0000-0000-0000-000000000000"
+    for suffix in ("", "/documents", "/documents/x", "/documents/x/chunks"):
+        outside = call(client, "GET", f"/api/knowledge-bases/{news_id}{suffix}", hr)
+        missing = call(client, "GET", f"/api/knowledge-bases/{unknown}{suffix}", hr)
+        assert outside.status_code == missing.status_code == 404, suffix
+        assert outside.json()["error"]["code"] == missing.json()["error"]["code"]
+    docs = call(client, "GET", f"/api/knowledge-bases/{news_id}/documents", setup["admin"]).json()
+    internal = docs[0]["id"]
+    body = {"question": "메타버스", "now": "2025-11-21T10:00:00"}
+    outside = call(client, "POST", "/ai/v2/ask", hr, json={**body, "doc_id": internal})
+    missing = call(client, "POST", "/ai/v2/ask", hr, json={**body, "doc_id": unknown})
+    assert outside.status_code == missing.status_code == 404
+    assert outside.json()["error"]["code"] == missing.json()["error"]["code"]

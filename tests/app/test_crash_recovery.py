@@ -15,9 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from planrag.core.settings import Settings
+from planrag.core.settings import E5_MODEL, MINILM_MODEL, Settings
 from planrag.services.runtime import Runtime
 from planrag.stores.filters import Eq
+from planrag.stores.router import vector_key
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, **extra_env: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
@@ -37,6 +38,7 @@ class Server:
             "PLANRAG_DATA_DIR": str(data_dir),
             "PLANRAG_INGEST__CONCURRENCY": "1",
             "HF_HUB_OFFLINE": "1",
+            **extra_env,
         }
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "planrag.cli.main", "serve", "--port", str(self.port)],
@@ -137,5 +139,73 @@ def test_kill_mid_ingestion_then_restart_recovers(data_dir: Path, embedders) -> 
             assert len(runtime.metadata.list_chunks(doc["id"])) == doc["chunk_count"]
         assert runtime.vectors.doc_ids(kb["id"]) == {d["id"] for d in by_name.values()}
         assert runtime.vectors.count(kb["id"]) == sum(d["chunk_count"] for d in docs)
+    finally:
+        runtime.close()
+
+
+def filler(paragraphs: int) -> bytes:
+    return "\n\n".join(
+        f"Paragraph {i}. The regional office {i} reviewed its budget, staffing and training "
+        f"plans for the coming year, and reported {i * 7} open positions to headquarters. "
+        "Managers agreed to publish the summary in the internal newsletter next quarter."
+        for i in range(paragraphs)
+    ).encode()
+
+
+def reindex_status(server: Server, kb_id: str) -> dict:
+    return httpx.get(f"{server.url}/api/knowledge-bases/{kb_id}/reindex", timeout=10).json()
+
+
+def test_kill_mid_reindex_leaves_the_old_vectors_serving(data_dir: Path, embedders) -> None:
+    server = Server(data_dir, PLANRAG_EMBEDDING__BATCH_SIZE="4")
+    try:
+        kb = httpx.post(f"{server.url}/api/knowledge-bases", json={"name": "re"}, timeout=60).json()
+        assert kb["embedding_model"] == MINILM_MODEL
+        files = [
+            ("files", ("museum.txt", b"The city museum is closed on Mondays.")),
+            ("files", ("offices.txt", filler(40))),
+        ]
+        httpx.post(f"{server.url}/api/knowledge-bases/{kb['id']}/documents", files=files)
+        deadline = time.monotonic() + 120
+        while {d["status"] for d in documents(server, kb["id"])} != {"completed"}:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        started = httpx.post(
+            f"{server.url}/api/knowledge-bases/{kb['id']}/reindex",
+            json={"embedding_model": E5_MODEL},
+            timeout=60,
+        )
+        assert started.status_code == 202, started.text
+        while True:  # kill once some, not all, new vectors are written
+            status = reindex_status(server, kb["id"])
+            assert status["status"] == "running", status
+            if status["done"] >= 4:
+                break
+            time.sleep(0.05)
+        server.kill()
+    finally:
+        server.stop()
+
+    server = Server(data_dir)
+    try:
+        status = reindex_status(server, kb["id"])
+        assert status["status"] == "failed" and "interrupted" in status["error"]
+        serving = httpx.get(f"{server.url}/api/knowledge-bases/{kb['id']}", timeout=10).json()
+        assert serving["embedding_model"] == MINILM_MODEL
+        hits = httpx.post(
+            f"{server.url}/api/knowledge-bases/{kb['id']}/retrieve",
+            json={"query": "When is the museum closed?", "top_k": 3, "strategy": "ann"},
+            timeout=60,
+        ).json()
+        assert hits[0]["metadata"]["filename"] == "museum.txt"
+        chunks = sum(d["chunk_count"] for d in documents(server, kb["id"]))
+    finally:
+        server.stop()
+
+    runtime = Runtime.open(Settings(_env_file=None, data_dir=data_dir), embedders)  # type: ignore[call-arg]
+    try:
+        assert runtime.vectors.count(kb["id"]) == chunks
+        partial, key = runtime.vectors.at_generation(kb["id"], status["generation"])
+        assert key == vector_key(kb["id"], 1) and not partial.has_collection(key)
     finally:
         runtime.close()

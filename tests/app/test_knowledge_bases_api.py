@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from fastapi.testclient import TestClient
 
 from tests.conftest import wait_for_documents
@@ -244,3 +246,27 @@ def test_delete_document_and_cascade_delete_kb(client: TestClient, settings) -> 
     assert runtime.metadata.list_chunks(docs[1]["id"]) == []
     # The name is free again.
     assert create_kb(client)["name"] == "docs"
+
+
+def test_reindex_route_runs_in_the_background_and_reports(client: TestClient) -> None:
+    kb = create_kb(client, "re")
+    upload(client, kb["id"], ("policy.md", ENGLISH_MD.encode()))
+    wait_for_documents(client, kb["id"])
+    route = f"/api/knowledge-bases/{kb['id']}/reindex"
+    assert client.get(route).status_code == 404
+    bad = client.post(route, json={"embedding_model": "some-org/not-a-local-model"})
+    assert bad.status_code == 503 and bad.json()["error"]["code"] == "model_unavailable"
+    started = client.post(route, json={"embedding_model": kb["embedding_model"]})
+    assert started.status_code == 202, started.text
+    assert started.json()["status"] == "running" and started.json()["generation"] == 1
+    deadline = time.monotonic() + 120
+    while (status := client.get(route).json())["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert status["status"] == "completed" and status["done"] == status["total"] > 0
+    assert client.get(f"/api/knowledge-bases/{kb['id']}").json()["vector_generation"] == 1
+    hits = client.post(
+        f"/api/knowledge-bases/{kb['id']}/retrieve",
+        json={"query": "How many days do I have to submit receipts?", "top_k": 1},
+    ).json()
+    assert "30 days" in hits[0]["content"]

@@ -6,7 +6,7 @@ import pytest
 
 from planrag.core.types import LegQuality
 from planrag.executors.fusion import _quality, halves, script_of, weights_for
-from planrag.ingest.tokenizer import LexicalTokenizer
+from planrag.text.tokenizer import LexicalTokenizer
 
 KOREAN = [
     ("서울시는 공공자전거 따릉이 요금을 인상한다.", "따릉이 정기권 가격도 함께 오른다."),

@@ -7,9 +7,9 @@ import pytest
 
 from planrag.core.types import Chunk, ChunkingConfig, ChunkKind
 from planrag.ingest.chunkers import chunk_document
-from planrag.ingest.korean import split_sentences
 from planrag.ingest.parsers import ParsedDocument, parse_document
 from planrag.ingest.windows import count_tokens
+from planrag.text.korean import split_sentences
 
 KOREAN_SENTENCES = [
     "대한민국은 민주공화국이다.",

@@ -13,25 +13,36 @@ from planrag.app.dependencies import RuntimeDep
 from planrag.core.errors import InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadedDocument, UploadItem
+from planrag.services.runtime import Runtime
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/documents", tags=["documents"])
 
-READ_BLOCK = 1 << 20
+
+def _stage(runtime: Runtime, uploads: list[UploadFile], limit: int) -> list[UploadItem]:
+    """Each upload copied to disk block by block (never whole in memory); a file over the
+    limit is refused as soon as it passes it. Runs in a worker thread (blocking file IO)."""
+    items: list[UploadItem] = []
+    try:
+        for upload in uploads:
+            name = upload.filename or "upload"
+            path = runtime.files.stage(upload.file, limit)
+            if path is None:
+                raise UploadTooLarge(
+                    f"'{name}' exceeds the upload limit of {limit} bytes "
+                    "(PLANRAG_INGEST__MAX_UPLOAD_MB)",
+                    filename=name,
+                )
+            items.append(UploadItem(filename=name, path=path))
+    except BaseException:
+        _unstage(items)
+        raise
+    return items
 
 
-async def _read_limited(upload: UploadFile, limit: int) -> bytes:
-    """Read at most `limit` bytes; a larger file is refused without reading it all."""
-    parts, size = [], 0
-    while block := await upload.read(READ_BLOCK):
-        size += len(block)
-        if size > limit:
-            raise UploadTooLarge(
-                f"'{upload.filename}' exceeds the upload limit of {limit} bytes "
-                "(PLANRAG_INGEST__MAX_UPLOAD_MB)",
-                filename=upload.filename,
-            )
-        parts.append(block)
-    return b"".join(parts)
+def _unstage(items: list[UploadItem]) -> None:
+    for item in items:
+        if item.path is not None:
+            item.path.unlink(missing_ok=True)
 
 
 def _tags(raw: str | None) -> list[str]:
@@ -70,12 +81,14 @@ async def upload_documents(
         )
     except ValidationError as exc:
         raise InvalidInput(f"metadata: {exc.errors()[0]['msg']}") from exc
-    limit = runtime.settings.max_upload_bytes
-    items = [
-        UploadItem(filename=f.filename or "upload", data=await _read_limited(f, limit))
-        for f in files
-    ]
-    return await run_in_threadpool(runtime.ingestion.upload, kb_id, items, metadata)
+    most = runtime.settings.ingest.max_files_per_request
+    if len(files) > most:  # before copying any
+        raise InvalidInput(f"too many files: at most {most} per request")
+    items = await run_in_threadpool(_stage, runtime, files, runtime.settings.max_upload_bytes)
+    try:
+        return await run_in_threadpool(runtime.ingestion.upload, kb_id, items, metadata)
+    finally:
+        _unstage(items)
 
 
 @router.get("", response_model=list[Document])

@@ -5,11 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.core.types import ReindexStatus
 from planrag.services.knowledge_bases import (
     KnowledgeBaseCreate,
     KnowledgeBaseUpdate,
     KnowledgeBaseView,
 )
+from planrag.services.reindex import ReindexRequest
 
 router = APIRouter(prefix="/api/knowledge-bases", tags=["knowledge-bases"])
 
@@ -49,3 +51,20 @@ def update_knowledge_base(
 def delete_knowledge_base(kb_id: str, runtime: RuntimeDep) -> None:
     """Delete the knowledge base with its documents, chunks, vectors and files."""
     runtime.knowledge_bases.delete(kb_id)
+
+
+@router.post("/{kb_id}/reindex", status_code=status.HTTP_202_ACCEPTED, response_model=ReindexStatus)
+def reindex_knowledge_base(
+    kb_id: str, runtime: RuntimeDep, body: ReindexRequest | None = None
+) -> ReindexStatus:
+    """Re-embed every chunk with another model (default: the configured one) in the background.
+    The old vectors serve until the new ones are complete, then the KB switches at once. 409
+    while one runs; 503 when the model cannot be loaded. Follow it with GET."""
+    model = body.embedding_model if body else None
+    return runtime.reindex.start(kb_id, model)
+
+
+@router.get("/{kb_id}/reindex", response_model=ReindexStatus)
+def reindex_status(kb_id: str, runtime: RuntimeDep) -> ReindexStatus:
+    """The last reindex: running (done/total chunks), completed or failed (with the reason)."""
+    return runtime.reindex.status(kb_id)

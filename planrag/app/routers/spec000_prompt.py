@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
 from planrag.app.dependencies import AccessDep, RuntimeDep
-from planrag.app.dialect_errors import dialect_route, maps_errors, reason
+from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
 from planrag.core.errors import LLMUnavailable
 from planrag.services.prompting import (
@@ -28,6 +28,9 @@ TAG = "spec-000 prompt"
 router = APIRouter(tags=[TAG], route_class=dialect_route())
 
 QUERY_REQUIRED = ("쿼리가 필요합니다", "쿼리 누락")
+# An extension row: a request the spec gives no error for (a too long query, a date not
+# YYYYMMDD, a body that is not JSON); `detail` names the field and what is wrong.
+INVALID_REQUEST = ("요청 형식이 올바르지 않습니다", "잘못된 요청")
 SEARCH_FAILED = ("문서 검색 중 오류가 발생했습니다", "검색 오류")
 SUMMARY_FAILED = ("LLM 요청 중 오류가 발생했습니다", "요약 생성 오류")
 QUESTION_REQUIRED = ("질문이 필요합니다", "질문 누락")
@@ -52,9 +55,23 @@ def _unreachable(exc: Exception) -> bool:
     )
 
 
+def _required(exc: RequestValidationError, field: str) -> bool:
+    """Whether the error is that `field` is missing or blank (not, say, too long)."""
+    kinds = error_types(exc)
+    return kinds.get(field) in ("missing", "string_too_short", "blank") or (
+        kinds.get("body") == "missing"  # no body at all
+    )
+
+
+def _invalid(exc: RequestValidationError, field: str, pair: tuple[str, str]) -> Response:
+    if _required(exc, field):
+        return error(400, *pair)
+    return error(400, *INVALID_REQUEST, describe(exc))
+
+
 async def summarize_errors(_request: Request, exc: Exception) -> Response:
     if isinstance(exc, RequestValidationError):
-        return error(400, *QUERY_REQUIRED)
+        return _invalid(exc, "query", QUERY_REQUIRED)
     if isinstance(exc, LLMUnavailable):
         return error(500, *SUMMARY_FAILED, reason(exc))
     return error(500, *SEARCH_FAILED, reason(exc))
@@ -66,7 +83,10 @@ async def summarize_errors(_request: Request, exc: Exception) -> Response:
     response_model_exclude_none=True,
     summary="문서 요약 (Prompt_문서_요약)",
     responses=responses(
-        _row(400, QUERY_REQUIRED), _row(500, SEARCH_FAILED), _row(500, SUMMARY_FAILED)
+        _row(400, QUERY_REQUIRED),
+        _row(400, INVALID_REQUEST),
+        _row(500, SEARCH_FAILED),
+        _row(500, SUMMARY_FAILED),
     ),
 )
 @maps_errors(summarize_errors)
@@ -93,7 +113,7 @@ def summarize(
     and summarise the best passages. Without a reachable LLM the summary is extractive (the
     passages' best sentences, cited) and `fallback` says so."""
     if not request.query.strip():
-        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank"}])
+        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank", "type": "blank"}])
     return prompts(runtime).summarize(access, request)
 
 
@@ -104,7 +124,7 @@ class ChatBody(BaseModel):
 
 async def chat_errors(_request: Request, exc: Exception) -> Response:
     if isinstance(exc, RequestValidationError):
-        return error(400, *QUESTION_REQUIRED)
+        return _invalid(exc, "query", QUESTION_REQUIRED)
     if _unreachable(exc):
         return error(503, *UNREACHABLE, reason(exc))
     return error(500, *CHAT_FAILED, reason(exc))
@@ -115,7 +135,10 @@ async def chat_errors(_request: Request, exc: Exception) -> Response:
     response_model=ChatResult,
     summary="챗봇 응답 (Prompt_챗봇_응답)",
     responses=responses(
-        _row(400, QUESTION_REQUIRED), _row(500, CHAT_FAILED), _row(503, UNREACHABLE)
+        _row(400, QUESTION_REQUIRED),
+        _row(400, INVALID_REQUEST),
+        _row(500, CHAT_FAILED),
+        _row(503, UNREACHABLE),
     ),
 )
 @maps_errors(chat_errors)
@@ -132,7 +155,7 @@ def chat(
 ) -> ChatResult:
     """A plain chat answer from the configured LLM (`model` overrides PLANRAG_LLM__MODEL)."""
     if not body.query.strip():
-        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank"}])
+        raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank", "type": "blank"}])
     return prompts(runtime).chat(body.query, body.model)
 
 

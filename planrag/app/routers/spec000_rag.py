@@ -19,6 +19,7 @@ from planrag.app.dependencies import AccessDep, DialectsDep
 from planrag.app.dialect_errors import (
     describe,
     dialect_route,
+    error_types,
     invalid_fields,
     maps_errors,
     reason,
@@ -35,6 +36,7 @@ from planrag.app.routers.spec000_schemas import (
     result_code,
 )
 from planrag.core.errors import DocumentNotFound, InvalidInput, KnowledgeBaseNotFound
+from planrag.core.types import PlainText
 from planrag.services.collections import CollectionInfo
 from planrag.services.document_search import DocumentFilters
 from planrag.services.json_documents import JsonDocument, PassageNotFound, check_yyyymmdd
@@ -111,11 +113,19 @@ SEARCH_CODES = {
     "end_date": ("F000006", "날짜는 YYYYMMDD 형식이어야 합니다."),
 }
 SEARCH_FAILED = ("F000005", "검색 중 서버 내부 오류가 발생했습니다.")
+# Extension: a query longer than the limit is not a missing one.
+QUERY_TOO_LONG = ("F000007", "검색어(query_text)는 2000자 이하여야 합니다.")
+
+
+def query_too_long(exc: RequestValidationError) -> bool:
+    return error_types(exc).get("query_text") in ("string_too_long", "too_long")
 
 
 async def search_errors(_request: Request, exc: Exception) -> Response:
     fields: list[str] = []
     if isinstance(exc, RequestValidationError):
+        if query_too_long(exc):
+            return result_code(400, *QUERY_TOO_LONG)
         fields = invalid_fields(exc)
     elif isinstance(exc, InvalidInput):
         fields = [str(exc.details.get("field", ""))]
@@ -142,6 +152,7 @@ def applied_filters(**given: Any) -> dict[str, Any]:
     summary="문서 검색 (Milvus_데이터_검색)",
     responses=responses(
         *((400, {"result_code": c, "message": m}) for c, m in SEARCH_CODES.values()),
+        (400, {"result_code": QUERY_TOO_LONG[0], "message": QUERY_TOO_LONG[1]}),
         (500, {"result_code": SEARCH_FAILED[0], "message": SEARCH_FAILED[1]}),
     ),
 )
@@ -152,10 +163,10 @@ def search(
     query_text: Annotated[Text, Query(min_length=1, max_length=2000, examples=["메타버스"])],
     top_k: Annotated[int, Query(ge=1, le=50, description="검색 결과 개수")] = 5,
     domain: Annotated[str | None, Query(examples=["news"])] = None,
-    author: str | None = None,
+    author: PlainText | None = None,
     start_date: Annotated[Date, Query(description="YYYYMMDD", examples=["20240301"])] = None,
     end_date: Annotated[Date, Query(description="YYYYMMDD", examples=["20240315"])] = None,
-    title: Annotated[str | None, Query(max_length=200, description="제목 포함")] = None,
+    title: Annotated[PlainText | None, Query(max_length=200, description="제목 포함")] = None,
     info_filter: Annotated[
         str | None, Query(description="JSON 객체", examples=['{"press_num": "비즈니스 워치"}'])
     ] = None,

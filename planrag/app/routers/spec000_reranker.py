@@ -24,7 +24,13 @@ from planrag.app.dialect_errors import (
     maps_errors,
     reason,
 )
-from planrag.app.routers.spec000_rag import Date, Text, applied_filters
+from planrag.app.routers.spec000_rag import (
+    QUERY_TOO_LONG,
+    Date,
+    Text,
+    applied_filters,
+    query_too_long,
+)
 from planrag.app.routers.spec000_schemas import (
     EXAMPLE_CANDIDATE,
     NO_RESULTS,
@@ -38,6 +44,7 @@ from planrag.app.routers.spec000_schemas import (
     result_code,
 )
 from planrag.core.errors import ModelUnavailable
+from planrag.core.types import PlainText
 from planrag.services.document_search import DocumentFilters, StageFailed
 from planrag.services.reranking import RerankService
 
@@ -56,6 +63,8 @@ ENHANCED_CODES = {
 
 async def enhanced_errors(_request: Request, exc: Exception) -> Response:
     if isinstance(exc, RequestValidationError):
+        if query_too_long(exc):
+            return result_code(400, *QUERY_TOO_LONG)
         fields = invalid_fields(exc)
         if "query_text" in fields:
             return result_code(*ENHANCED_CODES["missing_query"])
@@ -80,6 +89,7 @@ async def enhanced_errors(_request: Request, exc: Exception) -> Response:
             if status != 200
         ),
         (503, {"result_code": ENHANCED_CODES["rerank"][1], "message": ENHANCED_CODES["rerank"][2]}),
+        (400, {"result_code": QUERY_TOO_LONG[0], "message": QUERY_TOO_LONG[1]}),
     ),
 )
 @maps_errors(enhanced_errors)
@@ -90,10 +100,10 @@ def enhanced_search(
     top_k: Annotated[int, Query(ge=1, le=50, description="최종 반환할 결과 개수")] = 5,
     raw_results: Annotated[int, Query(ge=1, le=50, description="RAG 초기 결과 개수")] = 20,
     domain: Annotated[str | None, Query(examples=["news"])] = None,
-    author: str | None = None,
+    author: PlainText | None = None,
     start_date: Annotated[Date, Query(description="YYYYMMDD")] = None,
     end_date: Annotated[Date, Query(description="YYYYMMDD")] = None,
-    title: Annotated[str | None, Query(max_length=200, description="제목 포함")] = None,
+    title: Annotated[PlainText | None, Query(max_length=200, description="제목 포함")] = None,
 ) -> EnhancedSearchResponse:
     """`raw_results` passages (hybrid retrieval) → reranker → the best `top_k`; `score` is the
     reranker's, in [0, 1]. Nothing found: 200 with `F000003`."""

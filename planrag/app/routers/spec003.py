@@ -15,6 +15,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, DialectsDep
 from planrag.core.types import KnowledgeBase
 from planrag.services.access import KnowledgeBaseAccess
@@ -263,10 +264,20 @@ def similarity_search(
     summary="Health check",
     responses={503: {"description": "the metadata DB or the vector store is down"}},
 )
-def health(dialects: DialectsDep, response: Response) -> Health:
+def health(dialects: DialectsDep, response: Response, principal: PrincipalDep) -> Health:
     """Each store, the embedding model and the LLM: `up`, `down` (with why) or
-    `not configured`."""
+    `not configured`. The `detail` of each (names, reasons) only for an admin caller, or for
+    anyone with authentication off: the public answer is the statuses alone."""
     report = dialects.health.check()
     if report.status == "down":
         response.status_code = 503
+    if not principal.admin:
+        report = report.model_copy(
+            update={
+                "components": {
+                    name: c.model_copy(update={"detail": None})
+                    for name, c in report.components.items()
+                }
+            }
+        )
     return report

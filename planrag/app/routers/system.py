@@ -1,68 +1,26 @@
-"""GET /healthz."""
+"""GET /healthz: liveness for anyone, details for admins."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
-from pydantic import BaseModel, ConfigDict
+from fastapi import APIRouter
 
 from planrag import __version__
-from planrag.app.dependencies import DialectsDep, RuntimeDep
+from planrag.app.auth import PrincipalDep
+from planrag.app.dependencies import RuntimeDep
 
 router = APIRouter(tags=["system"])
 
 
 @router.get("/healthz")
-def health(runtime: RuntimeDep) -> dict[str, object]:
-    """Liveness, and whether the default embedding model is loaded (`ready`)."""
-    return {
-        "status": "ok",
-        "ready": runtime.embedders.is_loaded(),
-        "version": __version__,
-        "knowledge_bases": len(runtime.metadata.list_kbs()),
-        "embedding_model": runtime.embedders.default_model,
-    }
-
-
-class Readiness(BaseModel):
-    """Whether this process can serve: every required store reachable, the embedding model
-    loaded and the ingestion queue accepting jobs. Component states only, no details (public)."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "ready": True,
-                    "components": {
-                        "metadata": "up",
-                        "vectors": "up",
-                        "embedding": "up",
-                        "llm": "not configured",
-                        "queue": "up",
-                    },
-                }
-            ]
+def health(runtime: RuntimeDep, principal: PrincipalDep) -> dict[str, object]:
+    """Liveness, and whether the default embedding model is loaded (`ready`). An admin caller
+    (or anyone with authentication off) also gets the version, the number of knowledge bases
+    and the embedding model; the public answer says nothing about the data."""
+    body: dict[str, object] = {"status": "ok", "ready": runtime.embedders.is_loaded()}
+    if principal.admin:
+        body |= {
+            "version": __version__,
+            "knowledge_bases": len(runtime.metadata.list_kbs()),
+            "embedding_model": runtime.embedders.default_model,
         }
-    )
-
-    ready: bool
-    components: dict[str, str]
-
-
-@router.get(
-    "/readyz",
-    response_model=Readiness,
-    responses={503: {"model": Readiness, "description": "not ready (a required part is down)"}},
-)
-def readiness(dialects: DialectsDep, runtime: RuntimeDep, response: Response) -> Readiness:
-    """Readiness for load balancers and orchestrators: 200 when ready, 503 otherwise."""
-    report = dialects.health.check()
-    components = {name: c.status for name, c in report.components.items()}
-    components["queue"] = "down" if runtime.ingestion.closed else "up"
-    ready = (
-        report.status != "down"
-        and components.get("embedding") == "up"
-        and components["queue"] == "up"
-    )
-    if not ready:
-        response.status_code = 503
-    return Readiness(ready=ready, components=components)
+    return body

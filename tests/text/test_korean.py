@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from planrag.ingest.korean import get_kiwi, split_sentences
+from planrag.text.korean import get_kiwi, split_sentences
 
 
 def sentences(text: str) -> list[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import Stemmer
 
 from planrag.core.errors import InvalidInput
-from planrag.ingest.korean import get_kiwi
+from planrag.text.korean import get_kiwi
 
 # Content morphemes kept: nouns (common, proper, numerals), roots, Hanja, numbers and Latin
 # words. Verb and adjective stems were measured and left out: on both Korean evaluation sets
@@ -171,8 +171,19 @@ def _user_word_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(w) for w in cleaned), flags=re.IGNORECASE)
 
 
+def tokenizer_for(user_words: Sequence[str] = ()) -> LexicalTokenizer:
+    """The process's tokenizer for this set of user words, built once and shared (it holds no
+    state but its compiled user-word pattern; Kiwi itself is process-wide)."""
+    return _tokenizer(tuple(sorted({w.strip() for w in user_words if w.strip()})))
+
+
+@lru_cache(maxsize=256)
+def _tokenizer(user_words: tuple[str, ...]) -> LexicalTokenizer:
+    return LexicalTokenizer(user_words)
+
+
 class LexicalTokenizer:
-    """Text → lexical tokens. One instance per set of user words (cheap: Kiwi is shared).
+    """Text → lexical tokens, for one set of user words. Get one with `tokenizer_for`.
 
     Latin words and numbers come from a plain regex (Kiwi splits long Latin runs oddly, e.g.
     "docume nts"), lower-cased, stop-filtered and stemmed; Korean content morphemes come from

@@ -7,7 +7,7 @@ import threading
 
 from kiwipiepy import Kiwi
 
-from planrag.ingest.windows import trim
+from planrag.text.offsets import trim
 
 _kiwi: Kiwi | None = None
 _kiwi_lock = threading.Lock()

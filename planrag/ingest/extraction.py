@@ -1,0 +1,297 @@
+"""Entity and relation extraction for knowledge bases with a graph: chunk texts → `ChunkGraph`s.
+
+Two extractors share entity normalisation (`planrag.text.entities`):
+
+- `RuleExtractor` (no LLM, the default): names from Kiwi proper nouns and capitalised Latin
+  spans; relations within a sentence, typed by simple patterns — "A는 B의 X" (A is X of B),
+  "A의 X B" (B is X of A), "A, CEO of B" / "A is the founder of B" (is_CEO_of, is_founder_of),
+  "A founded B" (founded) — else `related_to` (sentence co-occurrence).
+- `LLMExtractor` (planrag/llm/chat.py): structured-output triples, pydantic-validated with one
+  retry that feeds the error back, several chunks per request, requests in parallel, cached by
+  hash of (model, text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field, ValidationError
+
+from planrag.core.errors import PlanragError
+from planrag.llm.chat import ChatClient
+from planrag.prompts import render
+from planrag.stores.extractions import ExtractionCache
+from planrag.stores.graph import (
+    DEFAULT_RELATION,
+    ChunkGraph,
+    Entity,
+    Relation,
+    relation_type,
+)
+from planrag.text.entities import HANGUL, Mention, clean_name, find_mentions, normalize
+from planrag.text.korean import split_sentences
+
+Progress = Callable[[int, int], None]
+MAX_PAIRS_MENTIONS = 6  # a sentence with more names links neighbours only
+
+
+class GraphExtractionFailed(PlanragError):
+    code = "graph_extraction_failed"
+    status = 502
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    chunk_id: str
+    doc_id: str
+    text: str
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract(
+        self, chunks: list[ChunkText], progress: Progress | None = None
+    ) -> list[ChunkGraph]:
+        """One ChunkGraph per chunk, in order."""
+        ...
+
+
+# ── rules ──────────────────────────────────────────────────────────────────────────────
+_KO_SUBJECT = re.compile(r"^\s*(?:은|는|이|가|께서)\s+$")
+_KO_OF_AFTER = re.compile(r"^의\s+([^\s.,!?]+)")
+_KO_OF_BETWEEN = re.compile(r"^의\s+([^\s.,!?]+)\s+$")
+_KO_OF_ONLY = re.compile(r"^의\s*$")
+_KO_ENDINGS = re.compile(
+    r"(?:이었다|였다|이다|이며|이고|이자|인|이|가|를|을|로|으로|다|와|과|도|는|은|만|라는|이라는)$"
+)
+_EN_ROLE = re.compile(
+    r"^\s*,?\s*(?:who\s+|which\s+)?(?:is|was|became|has been|had been|as)?\s*(?:the|a|an)?\s*"
+    r"((?:co-)?[A-Za-z]+(?:\s+[a-z]+)?)\s+(?:of|at|for)\s*$"
+)
+_EN_VERB = re.compile(r"^\s+((?:[a-z]+\s+){0,2}[a-z]+)\s+$")
+_AUXILIARIES = {"is", "was", "were", "are", "has", "had", "have", "been", "be", "also"}
+_NOT_RELATIONS = {"and", "or", "the", "a", "an", "with", "to", "in", "on", "at", "of", "but"}
+
+
+def _korean_noun(word: str) -> str:
+    return _KO_ENDINGS.sub("", word) or word
+
+
+def _role(word: str) -> str:
+    word = word.strip()
+    if HANGUL.search(word):
+        return relation_type(word)
+    return relation_type(f"is_{word.replace(' ', '_')}_of")
+
+
+def _pair_relation(text: str, a: Mention, b: Mention) -> tuple[str, bool]:
+    """The relation type between mentions a (first) and b, and whether it points b → a."""
+    between, after = text[a.end : b.start], text[b.end : b.end + 20]
+    if _KO_SUBJECT.match(between) and (m := _KO_OF_AFTER.match(after)):
+        return _role(_korean_noun(m.group(1))), False  # A는 B의 X: A is X of B
+    if m := _KO_OF_BETWEEN.match(between):
+        return _role(_korean_noun(m.group(1))), True  # A의 X B: B is X of A
+    if _KO_OF_ONLY.match(between):
+        return "has", False  # A의 B
+    if m := _EN_ROLE.match(between):
+        return _role(m.group(1)), False  # A, CEO of B
+    if m := _EN_VERB.match(between):
+        words = [w for w in m.group(1).split() if w not in _AUXILIARIES]
+        if words and not set(words) <= _NOT_RELATIONS:
+            return relation_type("_".join(words)), False  # A founded B
+    return DEFAULT_RELATION, False
+
+
+class RuleExtractor:
+    name = "rule"
+
+    def extract(
+        self, chunks: list[ChunkText], progress: Progress | None = None
+    ) -> list[ChunkGraph]:
+        graphs = []
+        for done, chunk in enumerate(chunks, 1):
+            graphs.append(self.extract_one(chunk))
+            if progress and (done % 20 == 0 or done == len(chunks)):
+                progress(done, len(chunks))
+        return graphs
+
+    def extract_one(self, chunk: ChunkText) -> ChunkGraph:
+        text = chunk.text
+        mentions = find_mentions(text)
+        entities: dict[str, Entity] = {}
+        for mention in mentions:
+            key = normalize(mention.name)
+            entities.setdefault(key, Entity(key=key, name=mention.name[:500]))
+        relations: dict[tuple[str, str, str], Relation] = {}
+        for start, end in split_sentences(text):
+            inside = [m for m in mentions if start <= m.start and m.end <= end]
+            for i, a in enumerate(inside):
+                partners = (
+                    inside[i + 1 :] if len(inside) <= MAX_PAIRS_MENTIONS else inside[i + 1 : i + 2]
+                )
+                for b in partners:
+                    ka, kb = normalize(a.name), normalize(b.name)
+                    if ka == kb:
+                        continue
+                    type_, reverse = (
+                        _pair_relation(text, a, b)
+                        if b is inside[i + 1]
+                        else (DEFAULT_RELATION, False)
+                    )
+                    source, target = (kb, ka) if reverse else (ka, kb)
+                    relations.setdefault(
+                        (source, type_, target), Relation(source=source, target=target, type=type_)
+                    )
+        return ChunkGraph(
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            entities=list(entities.values()),
+            relations=list(relations.values()),
+        )
+
+
+# ── LLM ────────────────────────────────────────────────────────────────────────────────
+class LLMEntity(BaseModel):
+    name: str = Field(min_length=1, max_length=300)
+    type: str = Field(default="CONCEPT", max_length=40)
+
+
+class LLMRelation(BaseModel):
+    source: str = Field(min_length=1, max_length=300)
+    relation: str = Field(min_length=1, max_length=100)
+    target: str = Field(min_length=1, max_length=300)
+
+
+class LLMChunkExtraction(BaseModel):
+    index: int = Field(ge=0)
+    entities: list[LLMEntity] = Field(default_factory=list, max_length=100)
+    relations: list[LLMRelation] = Field(default_factory=list, max_length=200)
+
+
+class LLMExtraction(BaseModel):
+    chunks: list[LLMChunkExtraction]
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema fit for strict structured output: every property required, no extras."""
+    if isinstance(schema, dict):
+        out = {k: _strict(v) for k, v in schema.items() if k not in ("default", "title")}
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [_strict(v) for v in schema]  # type: ignore[return-value]
+    return schema
+
+
+SCHEMA = _strict(LLMExtraction.model_json_schema())
+
+
+def to_chunk_graph(chunk: ChunkText, found: LLMChunkExtraction) -> ChunkGraph:
+    """An LLM's names normalised to keys; relation ends it did not list become entities."""
+    entities: dict[str, Entity] = {}
+
+    def add(name: str, type_: str = "CONCEPT") -> str | None:
+        cleaned, key = clean_name(name), normalize(name)
+        if not key or not cleaned:
+            return None
+        entities.setdefault(key, Entity(key=key, name=cleaned[:500], type=type_))
+        return key
+
+    for entity in found.entities:
+        add(entity.name, entity.type)
+    relations: dict[tuple[str, str, str], Relation] = {}
+    for rel in found.relations:
+        source, target = add(rel.source), add(rel.target)
+        if source and target and source != target:
+            type_ = relation_type(rel.relation)
+            relations.setdefault(
+                (source, type_, target), Relation(source=source, target=target, type=type_)
+            )
+    return ChunkGraph(
+        chunk_id=chunk.chunk_id,
+        doc_id=chunk.doc_id,
+        entities=list(entities.values()),
+        relations=list(relations.values()),
+    )
+
+
+class LLMExtractor:
+    name = "llm"
+
+    def __init__(
+        self,
+        chat: ChatClient,
+        cache: ExtractionCache,
+        *,
+        batch: int = 4,
+        concurrency: int = 2,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self._chat = chat
+        self._cache = cache
+        self._batch = batch
+        self._concurrency = concurrency
+        self._timeout_s = timeout_s
+
+    def _key(self, text: str) -> str:
+        model = self._chat.settings.model
+        return hashlib.sha256(f"graph-llm-v1\x1f{model}\x1f{text}".encode()).hexdigest()
+
+    def extract(
+        self, chunks: list[ChunkText], progress: Progress | None = None
+    ) -> list[ChunkGraph]:
+        keys = [self._key(c.text) for c in chunks]
+        cached = self._cache.get(list(dict.fromkeys(keys)))
+        todo = [i for i, k in enumerate(keys) if k not in cached]
+        done = len(chunks) - len(todo)
+        if progress:
+            progress(done, len(chunks))
+        batches = [todo[s : s + self._batch] for s in range(0, len(todo), self._batch)]
+        with ThreadPoolExecutor(self._concurrency, thread_name_prefix="graph-llm") as pool:
+            for batch, results in zip(
+                batches, pool.map(lambda b: self._ask([chunks[i] for i in b]), batches), strict=True
+            ):
+                fresh = {keys[i]: r.model_dump() for i, r in zip(batch, results, strict=True)}
+                self._cache.put(fresh)
+                cached.update(fresh)
+                done += len(batch)
+                if progress:
+                    progress(done, len(chunks))
+        return [
+            to_chunk_graph(chunk, LLMChunkExtraction.model_validate(cached[key]))
+            for chunk, key in zip(chunks, keys, strict=True)
+        ]
+
+    def _ask(self, chunks: list[ChunkText]) -> list[LLMChunkExtraction]:
+        """One request for a few chunks; an invalid reply is retried once with the error."""
+        passages = "\n\n".join(f"[{i}] {c.text}" for i, c in enumerate(chunks))
+        messages = [
+            {"role": "system", "content": render("graph_extract_system")},
+            {"role": "user", "content": render("graph_extract_user", passages=passages)},
+        ]
+        error = ""
+        for attempt in range(2):
+            if attempt:
+                messages.append({"role": "user", "content": render("plan_retry", errors=error)})
+            raw = self._chat.complete_json(messages, SCHEMA, "graph_extraction", self._timeout_s)
+            try:
+                return _by_index(LLMExtraction.model_validate_json(raw), len(chunks))
+            except (ValidationError, ValueError) as exc:
+                error = str(exc)[:1000]
+                messages.append({"role": "assistant", "content": raw[:4000]})
+        raise GraphExtractionFailed(f"the LLM's graph extraction was invalid twice: {error[:300]}")
+
+
+def _by_index(reply: LLMExtraction, count: int) -> list[LLMChunkExtraction]:
+    found = {c.index: c for c in reply.chunks}
+    if set(found) - set(range(count)):
+        raise ValueError(f"chunk indexes must be 0..{count - 1}, got {sorted(found)}")
+    return [found.get(i, LLMChunkExtraction(index=i)) for i in range(count)]

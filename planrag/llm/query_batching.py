@@ -1,0 +1,108 @@
+"""Query embeddings under bursts: a micro-batcher and a cache in front of any `Embedder`.
+
+Many concurrent asks each embed one short question. One model call per question wastes the model's
+batching and makes every caller queue for the CPU separately; here the questions that arrive within
+a short window (`window_s`, default 3 ms) go to the model as one batch, and the vectors of recent
+questions are kept (an LRU of `cache_size`), so a repeated question costs no model call at all.
+Passages (`embed`) pass straight through: indexing batches them itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future
+
+from planrag.llm.embedders import Embedder
+
+__all__ = ["BatchingEmbedder"]
+
+
+class BatchingEmbedder:
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        window_s: float = 0.003,
+        max_batch: int = 64,
+        cache_size: int = 2048,
+    ) -> None:
+        self.inner = inner
+        self._window_s = window_s
+        self._max_batch = max_batch
+        self._cache_size = cache_size
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._waiting: list[tuple[str, Future[list[float]]]] = []
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+        self.model_calls = 0  # batches sent to the model (tests and benchmarks read it)
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def __getattr__(self, name: str) -> object:
+        """Anything else (a model's name, its settings) is the wrapped embedder's."""
+        if name == "inner":  # not set yet (during unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return self.inner.embed(texts)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        futures: list[Future[list[float]]] = []
+        with self._lock:
+            for text in texts:
+                future: Future[list[float]] = Future()
+                cached = self._cache.get(text)
+                if cached is not None:
+                    self._cache.move_to_end(text)
+                    future.set_result(cached)
+                else:
+                    self._waiting.append((text, future))
+                futures.append(future)
+            if any(not f.done() for f in futures):
+                self._ensure_thread()
+                self._arrived.notify()
+        return [f.result() for f in futures]
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="query-batcher", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._waiting:
+                    if not self._arrived.wait(timeout=30):
+                        self._thread = None  # idle: exit; the next query starts a new one
+                        return
+            time.sleep(self._window_s)  # let the rest of a burst arrive
+            with self._lock:
+                batch, self._waiting = (
+                    self._waiting[: self._max_batch],
+                    self._waiting[self._max_batch :],
+                )
+            self._embed_batch(batch)
+
+    def _embed_batch(self, batch: list[tuple[str, Future[list[float]]]]) -> None:
+        unique = list(dict.fromkeys(text for text, _ in batch))
+        try:
+            vectors = dict(zip(unique, self.inner.embed_queries(unique), strict=True))
+        except BaseException as exc:  # every waiter learns of the failure
+            for _, future in batch:
+                future.set_exception(exc)
+            return
+        with self._lock:
+            self.model_calls += 1
+            for text, vector in vectors.items():
+                self._cache[text] = vector
+                self._cache.move_to_end(text)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        for text, future in batch:
+            future.set_result(vectors[text])

@@ -1,0 +1,59 @@
+"""The search text of a heuristic plan: the question without its time, sort and count words, and
+without what those words leave dangling.
+
+Removing "최근 3개월 동안" from "최근 3개월 동안의 인사 규정 변경" leaves "의 인사 규정 변경": the
+particle belonged to the removed phrase. Which syllables are particles only Kiwi can tell, and only
+in context ("의" alone is a noun to it; in "동안의" it is JKG), so the question is analysed whole
+and particles (J*) that start right where a removed phrase ends go with it ("9월에는" → "",
+"세 건을" → ""). In English, a preposition or article just before a removed phrase goes too
+("news from last month" → "news").
+"""
+
+from __future__ import annotations
+
+import re
+
+MASK = "\0"
+_HANGUL = re.compile(r"[가-힣]")
+_EN_DANGLING = re.compile(
+    r"(?:\b(?:in|on|at|from|during|since|over|within|for|of|by|between|around|the|about)\s*)+$",
+    re.IGNORECASE,
+)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([?!.,])")
+
+
+def mask(text: str, start: int, end: int) -> str:
+    """`text` with [start, end) blanked out by MASK characters (offsets stay valid)."""
+    return text[:start] + MASK * (end - start) + text[end:]
+
+
+def search_text(question: str, masked: str) -> str:
+    """The question without its masked phrases, the particles glued to their ends and the
+    English prepositions just before them; whitespace collapsed."""
+    drop = [c == MASK for c in masked]
+    ends = [i for i in range(1, len(masked)) if drop[i - 1] and not drop[i]]
+    if any(_HANGUL.match(question[i]) for i in ends):
+        _drop_glued_particles(question, drop, set(ends))
+    kept: list[str] = []
+    piece: list[str] = []
+    for char, dropped in zip(question, drop, strict=True):
+        if dropped:
+            if piece:
+                kept.append(_EN_DANGLING.sub("", "".join(piece)))
+                piece = []
+            kept.append(" ")
+        else:
+            piece.append(char)
+    kept.append("".join(piece))
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join("".join(kept).split())).strip()
+
+
+def _drop_glued_particles(question: str, drop: list[bool], ends: set[int]) -> None:
+    from planrag.text.korean import get_kiwi  # loaded once per process, only when needed
+
+    for token in get_kiwi().tokenize(question):
+        if token.start in ends and token.tag.startswith("J"):
+            stop = token.start + token.len
+            for i in range(token.start, stop):
+                drop[i] = True
+            ends.add(stop)  # a particle after a particle: "9월에는"

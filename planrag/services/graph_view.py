@@ -1,0 +1,152 @@
+"""A knowledge base's graph for people (the web console's graph view): an entity's
+neighbourhood, the most connected entities, and the passages that mention an entity."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from planrag.core.errors import InvalidInput, NotFound
+from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
+from planrag.stores.graphs import GraphStores
+from planrag.stores.metadata import MetadataStore
+from planrag.text.entities import normalize
+
+
+class GraphNode(BaseModel):
+    id: str = Field(description="the entity id (its key, percent-encoded)")
+    name: str
+    type: str
+    sources: int = Field(ge=0, description="chunks that mention it")
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+    type: str
+
+
+class GraphNeighbourhood(BaseModel):
+    kb_id: str
+    center: str | None = Field(description="the id of the entity asked for; null without one")
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    truncated: bool = Field(description="more nodes or edges were found than the limit")
+
+
+class EntityView(BaseModel):
+    id: str
+    name: str
+    type: str
+
+
+class EntitySource(BaseModel):
+    chunk_id: str
+    document_id: str
+    document_name: str
+    text: str
+
+
+class EntitySources(BaseModel):
+    entity: EntityView
+    sources: list[EntitySource]
+
+
+def _view(entity: Entity) -> EntityView:
+    return EntityView(id=entity.id, name=entity.name, type=entity.type)
+
+
+class GraphExplorer:
+    def __init__(self, metadata: MetadataStore, graphs: GraphStores) -> None:
+        self._metadata = metadata
+        self._graphs = graphs
+
+    def _store(self, kb_id: str) -> GraphStore:
+        kb = self._metadata.get_kb(kb_id)
+        store = self._graphs.for_kb(kb.graph_backend)
+        if store is None:
+            raise InvalidInput("this knowledge base has no graph (graph_backend 'none')")
+        return store
+
+    def neighbourhood(
+        self, kb_id: str, entity: str | None, hops: int = 1, limit: int = 100
+    ) -> GraphNeighbourhood:
+        store = self._store(kb_id)
+        if not entity:
+            return self._most_connected(kb_id, store, limit)
+        matches = store.match(kb_id, [normalize(entity)], limit=1).matches
+        if not matches:
+            return GraphNeighbourhood(kb_id=kb_id, center=None, nodes=[], edges=[], truncated=False)
+        center = matches[0].entity
+        keys, edges, frontier, truncated = {center.key: center}, {}, [center.key], False
+        for _ in range(hops):
+            expansion = store.expand(kb_id, frontier, limit=limit * 4)
+            truncated = truncated or len(expansion.edges) >= limit * 4
+            frontier = []
+            for edge in expansion.edges:
+                for end in (edge.source, edge.target):
+                    if end.key not in keys:
+                        if len(keys) >= limit:
+                            truncated = True
+                            continue
+                        keys[end.key] = end
+                        frontier.append(end.key)
+                if edge.source.key in keys and edge.target.key in keys:
+                    edges[(edge.source.key, edge.type, edge.target.key)] = edge
+            if not frontier:
+                break
+        return self._assemble(kb_id, store, center.id, list(keys.values()), edges, truncated)
+
+    def _most_connected(self, kb_id: str, store: GraphStore, limit: int) -> GraphNeighbourhood:
+        top = store.top_entities(kb_id, limit=limit)
+        keys = {i.entity.key for i in top}
+        edges = {
+            (e.source.key, e.type, e.target.key): e
+            for e in store.expand(kb_id, list(keys), limit=limit * 10).edges
+            if e.source.key in keys and e.target.key in keys
+        }
+        truncated = len(top) >= limit and store.stats(kb_id).entities > limit
+        return self._assemble(kb_id, store, None, [i.entity for i in top], edges, truncated)
+
+    @staticmethod
+    def _assemble(
+        kb_id: str,
+        store: GraphStore,
+        center: str | None,
+        entities: list[Entity],
+        edges: dict[tuple[str, str, str], Edge],
+        truncated: bool,
+    ) -> GraphNeighbourhood:
+        sources = {
+            i.entity.key: i.sources for i in store.entities(kb_id, [e.key for e in entities])
+        }
+        nodes = [
+            GraphNode(id=e.id, name=e.name, type=e.type, sources=sources.get(e.key, 0))
+            for e in entities
+        ]
+        links = [
+            GraphEdge(source=e.source.id, target=e.target.id, type=e.type) for e in edges.values()
+        ]
+        return GraphNeighbourhood(
+            kb_id=kb_id, center=center, nodes=nodes, edges=links, truncated=truncated
+        )
+
+    def sources(self, kb_id: str, entity_id: str, limit: int = 50) -> EntitySources:
+        store = self._store(kb_id)
+        key = entity_key(entity_id)
+        found = store.entities(kb_id, [key])
+        if not found:
+            raise NotFound(f"no entity {entity_id!r} in this knowledge base's graph")
+        mentions = store.mentions(kb_id, [key], limit=limit).mentions
+        chunks = self._metadata.get_chunks([m.chunk_id for m in mentions])
+        docs = self._metadata.get_documents({m.doc_id for m in mentions})
+        listed = [
+            EntitySource(
+                chunk_id=m.chunk_id,
+                document_id=m.doc_id,
+                document_name=docs[m.doc_id].filename,
+                text=chunks[m.chunk_id].text,
+            )
+            for m in mentions
+            if m.chunk_id in chunks and m.doc_id in docs
+        ]
+        return EntitySources(entity=_view(found[0].entity), sources=listed)

@@ -1,0 +1,193 @@
+"""The graph-store protocol every graph backend implements (RDF/SPARQL `ontology`, `neo4j`).
+
+A knowledge base with a graph keeps, per chunk, the entities the chunk mentions and the relations
+between them. Entities are identified per KB by their *key* (the normalised name, see
+`planrag.text.entities`); the store never normalises itself. Every entity and relation keeps its
+provenance (the chunks, and so the documents, it came from): deleting a document removes its
+provenance and the entities and relations nothing else supports — no extraction, no LLM.
+
+Reads return typed models plus the query the backend ran (`GraphQuery`: the query text and its
+parameters separately), which retrieval shows as `graph_metadata`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, runtime_checkable
+from urllib.parse import quote, unquote
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from planrag.core.types import GraphQuery
+
+# A relation type is a name made of letters, digits and underscores (any script), starting with
+# a letter: Cypher renders it as a relationship type, SPARQL as an IRI under relation/.
+RELATION_TYPE = re.compile(r"^[^\W\d_]\w{0,63}$")
+ENTITY_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,31}$")
+DEFAULT_TYPE = "CONCEPT"
+DEFAULT_RELATION = "related_to"
+MAX_KEY_CHARS = 200
+
+
+def entity_id(key: str) -> str:
+    """An entity's id in URLs and IRIs: its key, percent-encoded (URL-safe, reversible)."""
+    return quote(key, safe="")
+
+
+def entity_key(entity_id_: str) -> str:
+    return unquote(entity_id_)
+
+
+def relation_type(raw: str) -> str:
+    """A free-text relation name as a relation type: runs of other characters become `_`;
+    nothing usable gives `related_to`."""
+    cleaned = re.sub(r"\W+", "_", raw.strip()).strip("_")[:64]
+    if cleaned and cleaned[0].isdigit():
+        cleaned = "r_" + cleaned
+    return cleaned[:64] if cleaned and RELATION_TYPE.match(cleaned[:64]) else DEFAULT_RELATION
+
+
+class Entity(BaseModel):
+    key: str = Field(min_length=1, max_length=MAX_KEY_CHARS, description="normalised name")
+    name: str = Field(min_length=1, max_length=500, description="the name as first seen")
+    type: str = DEFAULT_TYPE
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        upper = re.sub(r"\W+", "_", value.strip().upper()).strip("_")
+        return upper if ENTITY_TYPE.match(upper) else DEFAULT_TYPE
+
+    @property
+    def id(self) -> str:
+        return entity_id(self.key)
+
+
+class Relation(BaseModel):
+    source: str = Field(description="the subject's key")
+    target: str = Field(description="the object's key")
+    type: str = DEFAULT_RELATION
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        return value if RELATION_TYPE.match(value) else relation_type(value)
+
+
+class ChunkGraph(BaseModel):
+    """What one chunk contributes to its KB's graph."""
+
+    chunk_id: str
+    doc_id: str
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _endpoints_known(self) -> ChunkGraph:
+        keys = {e.key for e in self.entities}
+        for rel in self.relations:
+            if rel.source not in keys or rel.target not in keys:
+                raise ValueError(f"relation {rel.type} joins entities the chunk does not list")
+        return self
+
+
+class Edge(BaseModel):
+    source: Entity
+    target: Entity
+    type: str
+
+
+class EntityMatch(BaseModel):
+    query: str = Field(description="the key looked for")
+    entity: Entity
+    exact: bool
+
+
+class Matches(BaseModel):
+    matches: list[EntityMatch] = Field(default_factory=list)
+    query: GraphQuery
+
+
+class Expansion(BaseModel):
+    """One hop from a set of entities, both directions."""
+
+    edges: list[Edge] = Field(default_factory=list)
+    query: GraphQuery
+
+
+class Mention(BaseModel):
+    key: str
+    chunk_id: str
+    doc_id: str
+
+
+class Mentions(BaseModel):
+    mentions: list[Mention] = Field(default_factory=list)
+    query: GraphQuery
+
+
+class EntityInfo(BaseModel):
+    entity: Entity
+    sources: int = Field(ge=0, description="chunks that mention it")
+    degree: int = Field(ge=0, description="relations to other entities, both directions")
+
+
+class GraphStats(BaseModel):
+    entities: int = 0
+    relations: int = 0
+
+
+def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:
+    """One match per entity (exact ones first), at most `limit` per query key."""
+    out, seen, per_query = [], set(), {}
+    for match in sorted(matches, key=lambda m: (not m.exact, m.query, m.entity.key)):
+        if match.entity.key in seen or per_query.get(match.query, 0) >= limit:
+            continue
+        seen.add(match.entity.key)
+        per_query[match.query] = per_query.get(match.query, 0) + 1
+        out.append(match)
+    return out
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    backend: str  # "ontology" | "neo4j"
+
+    def create_graph(self, kb_id: str) -> None: ...
+
+    def drop_graph(self, kb_id: str) -> None:
+        """Remove everything of the KB; dropping twice is fine."""
+        ...
+
+    def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
+        """Merge entities (first name and type win), relations and provenance; idempotent."""
+        ...
+
+    def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
+        """Remove the documents' provenance, then relations and entities nothing else supports."""
+        ...
+
+    def doc_ids(self, kb_id: str) -> set[str]: ...
+
+    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+        """Entities whose key equals one of `keys` (exact), else whose key contains or is
+        contained in it (fuzzy, keys of ≥ 2 characters), at most `limit` per key."""
+        ...
+
+    def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
+        """Relations touching the given entities, either direction."""
+        ...
+
+    def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
+        """The chunks that mention the given entities."""
+        ...
+
+    def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]: ...
+
+    def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
+        """The most connected entities (degree, then sources, then key)."""
+        ...
+
+    def stats(self, kb_id: str) -> GraphStats: ...
+
+    def close(self) -> None: ...

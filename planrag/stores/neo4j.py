@@ -1,0 +1,335 @@
+"""The `neo4j` graph backend: a property graph over Bolt with the official `neo4j` driver (Neo4j 5,
+or any server speaking its Cypher — tests run ArcadeDB's Bolt plugin).
+
+    (:Entity {uid, kb, key, name, type})-[:is_CEO_of {kb, type, docs: [doc ids]}]->(:Entity)
+    (:Entity)-[:HAS_SOURCE]->(:Source {uid, kb, chunk_id, doc_id})
+
+**A `kb` property, not a label per KB.** Cypher cannot take a label as a parameter, so a label
+per KB would put KB ids into query text; one uniqueness constraint on `uid` (`kb:key`, and
+`kb:chunk_id` for sources) covers every KB, where labels would need DDL per KB; and dropping a KB
+is a parameterised, batched delete on the indexed `kb` property.
+
+Every value is a Cypher parameter. The one exception is a relationship's *type*, which Cypher
+cannot parameterise (before Neo4j 5.26's dynamic types, which other Bolt servers lack): it is
+rendered only after matching `RELATION_TYPE` (letters, digits and `_`), so it cannot carry
+syntax. Writes run in managed transactions (`execute_write`, which retries transient errors),
+in UNWIND batches, serialised per KB within the process (concurrent MERGEs of one key would
+otherwise race on servers that check the constraint late).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import defaultdict
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+from planrag.core.errors import StoreUnavailable
+from planrag.stores.graph import (
+    RELATION_TYPE,
+    ChunkGraph,
+    Edge,
+    Entity,
+    EntityInfo,
+    EntityMatch,
+    Expansion,
+    GraphQuery,
+    GraphStats,
+    Matches,
+    Mention,
+    Mentions,
+    first_per_entity,
+)
+
+BATCH = 1000
+
+SCHEMA = [
+    "CREATE CONSTRAINT planrag_entity_uid IF NOT EXISTS FOR (e:Entity) REQUIRE e.uid IS UNIQUE",
+    "CREATE CONSTRAINT planrag_source_uid IF NOT EXISTS FOR (s:Source) REQUIRE s.uid IS UNIQUE",
+    "CREATE INDEX planrag_entity_kb IF NOT EXISTS FOR (e:Entity) ON (e.kb)",
+    "CREATE INDEX planrag_source_kb IF NOT EXISTS FOR (s:Source) ON (s.kb)",
+]
+
+MERGE_ENTITIES = (
+    "UNWIND $rows AS row MERGE (e:Entity {uid: $kb + ':' + row.key})"
+    " ON CREATE SET e.kb = $kb, e.key = row.key, e.name = row.name, e.type = row.type"
+)
+MERGE_SOURCES = (
+    "UNWIND $rows AS row MERGE (s:Source {uid: $kb + ':' + row.chunk_id})"
+    " ON CREATE SET s.kb = $kb, s.chunk_id = row.chunk_id, s.doc_id = row.doc_id"
+    " WITH s, row UNWIND row.keys AS key MATCH (e:Entity {uid: $kb + ':' + key})"
+    " MERGE (e)-[:HAS_SOURCE]->(s)"
+)
+# The relationship type is spliced only after RELATION_TYPE matched it (see module docstring).
+MERGE_RELATIONS = (
+    "UNWIND $rows AS row"
+    " MATCH (a:Entity {uid: $kb + ':' + row.source}), (b:Entity {uid: $kb + ':' + row.target})"
+    " MERGE (a)-[r:`{type}`]->(b) ON CREATE SET r.kb = $kb, r.type = $type, r.docs = []"
+    " SET r.docs = CASE WHEN row.doc_id IN r.docs THEN r.docs ELSE r.docs + row.doc_id END"
+)
+DELETE_RELATIONS = (
+    "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs"
+    " MATCH (:Entity)-[:HAS_SOURCE]->(s) WITH DISTINCT s"
+    " MATCH (a:Entity)-[:HAS_SOURCE]->(s) MATCH (a)-[r]->(:Entity) WHERE r.kb = $kb"
+    " AND any(d IN r.docs WHERE d IN $docs) WITH DISTINCT r"
+    " SET r.docs = [d IN r.docs WHERE NOT d IN $docs] WITH r WHERE size(r.docs) = 0 DELETE r"
+)
+DELETE_ORPHANS = (
+    "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs MATCH (e:Entity)-[:HAS_SOURCE]->(s)"
+    " WITH DISTINCT e WHERE NOT EXISTS {"
+    " MATCH (e)-[:HAS_SOURCE]->(o:Source) WHERE NOT o.doc_id IN $docs } DETACH DELETE e"
+)
+DELETE_SOURCES = "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs DETACH DELETE s"
+DROP_BATCH = (
+    "MATCH (n:{label} {{kb: $kb}}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n"
+)
+
+DOC_IDS = "MATCH (s:Source {kb: $kb}) RETURN DISTINCT s.doc_id AS doc"
+MATCH_EXACT = (
+    "UNWIND $keys AS q MATCH (e:Entity {uid: $kb + ':' + q})"
+    " RETURN q, e.key AS key, e.name AS name, e.type AS type"
+)
+MATCH_FUZZY = (
+    "UNWIND $keys AS q MATCH (e:Entity {kb: $kb})"
+    " WHERE size(e.key) >= 2 AND (e.key CONTAINS q OR q CONTAINS e.key)"
+    " RETURN q, e.key AS key, e.name AS name, e.type AS type LIMIT $limit"
+)
+EXPAND = (
+    "UNWIND $keys AS k MATCH (a:Entity {uid: $kb + ':' + k})-[r]-(b:Entity)"
+    " RETURN startNode(r) = a AS out, r.type AS type,"
+    " a.key AS ak, a.name AS an, a.type AS at, b.key AS bk, b.name AS bn, b.type AS bt"
+    " LIMIT $limit"
+)
+MENTIONS = (
+    "UNWIND $keys AS k MATCH (e:Entity {uid: $kb + ':' + k})-[:HAS_SOURCE]->(s:Source)"
+    " RETURN k, s.chunk_id AS chunk_id, s.doc_id AS doc_id LIMIT $limit"
+)
+ENTITIES = (
+    "UNWIND $keys AS k MATCH (e:Entity {uid: $kb + ':' + k})"
+    " RETURN e.key AS key, e.name AS name, e.type AS type,"
+    " COUNT { (e)-[:HAS_SOURCE]->(:Source) } AS sources, COUNT { (e)--(:Entity) } AS degree"
+)
+TOP = (
+    "MATCH (e:Entity {kb: $kb})"
+    " WITH e, COUNT { (e)--(:Entity) } AS degree, COUNT { (e)-[:HAS_SOURCE]->(:Source) } AS sources"
+    " ORDER BY degree DESC, sources DESC, e.key LIMIT $limit"
+    " RETURN e.key AS key, e.name AS name, e.type AS type, sources, degree"
+)
+COUNT_ENTITIES = "MATCH (e:Entity {kb: $kb}) RETURN count(e) AS n"
+COUNT_RELATIONS = "MATCH (:Entity {kb: $kb})-[r]->(:Entity) RETURN count(r) AS n"
+
+
+def _entity(key: str, name: str, type_: str) -> Entity:
+    return Entity(key=key, name=name, type=type_)
+
+
+class Neo4jGraphStore:
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        uri: str,
+        user: str = "",
+        password: str = "",
+        database: str = "",
+        *,
+        retry_s: float = 15.0,
+        timeout_s: float = 10.0,
+    ) -> None:
+        auth = (user, password) if user else None
+        self._driver: Driver = GraphDatabase.driver(
+            uri,
+            auth=auth,
+            max_transaction_retry_time=retry_s,  # transient errors, retried by execute_*
+            connection_timeout=timeout_s,
+        )
+        self._database = database or None
+        self._uri = uri
+        self._schema_ready = False
+        self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._guard = threading.Lock()
+
+    # ── plumbing ───────────────────────────────────────────────────────────────────────
+    def _session(self) -> Any:
+        return self._driver.session(database=self._database)
+
+    def _ensure_schema(self) -> None:
+        if self._schema_ready:
+            return
+        for statement in SCHEMA:
+            self._write([(statement, {})])
+        self._schema_ready = True
+
+    def _write(self, statements: list[tuple[str, dict[str, Any]]]) -> None:
+        """Run statements in one managed write transaction (retried on transient errors)."""
+
+        def work(tx: ManagedTransaction) -> None:
+            for text, params in statements:
+                tx.run(text, params).consume()
+
+        try:
+            with self._session() as session:
+                session.execute_write(work)
+        except ServiceUnavailable as exc:
+            raise StoreUnavailable(f"Neo4j at {self._uri} is unreachable: {exc}") from exc
+
+    def _read(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(text, params)]
+
+        self._ensure_schema()
+        try:
+            with self._session() as session:
+                return session.execute_read(work)
+        except ServiceUnavailable as exc:
+            raise StoreUnavailable(f"Neo4j at {self._uri} is unreachable: {exc}") from exc
+
+    def _lock(self, kb_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks[kb_id]
+
+    @staticmethod
+    def _shown(text: str, **params: Any) -> GraphQuery:
+        return GraphQuery(language="cypher", text=text, params=params)
+
+    # ── writes ─────────────────────────────────────────────────────────────────────────
+    def create_graph(self, kb_id: str) -> None:
+        self._ensure_schema()
+
+    def drop_graph(self, kb_id: str) -> None:
+        self._ensure_schema()
+        with self._lock(kb_id):
+            for label in ("Source", "Entity"):
+                while True:
+                    rows = self._read_write(DROP_BATCH.format(label=label), kb=kb_id, batch=BATCH)
+                    if not rows or rows[0]["n"] == 0:
+                        break
+
+    def _read_write(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(text, params)]
+
+        with self._session() as session:
+            return session.execute_write(work)
+
+    def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
+        if not chunks:
+            return
+        self._ensure_schema()
+        entities: dict[str, Entity] = {}
+        for chunk in chunks:
+            for entity in chunk.entities:
+                entities.setdefault(entity.key, entity)
+        statements: list[tuple[str, dict[str, Any]]] = []
+        rows = [e.model_dump() for e in entities.values()]
+        for start in range(0, len(rows), BATCH):
+            statements.append((MERGE_ENTITIES, {"kb": kb_id, "rows": rows[start : start + BATCH]}))
+        sources = [
+            {"chunk_id": c.chunk_id, "doc_id": c.doc_id, "keys": [e.key for e in c.entities]}
+            for c in chunks
+        ]
+        for start in range(0, len(sources), BATCH):
+            batch = sources[start : start + BATCH]
+            statements.append((MERGE_SOURCES, {"kb": kb_id, "rows": batch}))
+        by_type: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for chunk in chunks:
+            for rel in chunk.relations:
+                by_type[rel.type].append(
+                    {"source": rel.source, "target": rel.target, "doc_id": chunk.doc_id}
+                )
+        for type_, rels in by_type.items():
+            if not RELATION_TYPE.match(type_):  # the model validated it; never render otherwise
+                raise ValueError(f"invalid relation type {type_!r}")
+            text = MERGE_RELATIONS.replace("{type}", type_)
+            for start in range(0, len(rels), BATCH):
+                params = {"kb": kb_id, "type": type_, "rows": rels[start : start + BATCH]}
+                statements.append((text, params))
+        with self._lock(kb_id):
+            self._write(statements)
+
+    def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
+        params = {"kb": kb_id, "docs": list(dict.fromkeys(doc_ids))}
+        self._ensure_schema()
+        with self._lock(kb_id):
+            self._write([(q, params) for q in (DELETE_RELATIONS, DELETE_ORPHANS, DELETE_SOURCES)])
+
+    # ── reads ──────────────────────────────────────────────────────────────────────────
+    def doc_ids(self, kb_id: str) -> set[str]:
+        return {r["doc"] for r in self._read(DOC_IDS, kb=kb_id)}
+
+    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+        wanted = list(dict.fromkeys(k for k in keys if k))
+        query = self._shown(MATCH_EXACT, kb=kb_id, keys=wanted)
+        if not wanted:
+            return Matches(query=query)
+        rows = self._read(MATCH_EXACT, kb=kb_id, keys=wanted)
+        found = [
+            EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=True)
+            for r in rows
+        ]
+        exact = {m.query for m in found}
+        fuzzy = [q for q in wanted if q not in exact and len(q) >= 2]
+        if fuzzy:
+            total = limit * len(fuzzy)
+            query = self._shown(
+                MATCH_EXACT + " ;; " + MATCH_FUZZY, kb=kb_id, keys=wanted, limit=total
+            )
+            rows = self._read(MATCH_FUZZY, kb=kb_id, keys=fuzzy, limit=total)
+            found += [
+                EntityMatch(
+                    query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=False
+                )
+                for r in rows
+            ]
+        return Matches(matches=first_per_entity(found, limit), query=query)
+
+    def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
+        wanted = list(dict.fromkeys(keys))
+        query = self._shown(EXPAND, kb=kb_id, keys=wanted, limit=limit)
+        if not wanted:
+            return Expansion(query=query)
+        edges, seen = [], set()
+        for r in self._read(EXPAND, kb=kb_id, keys=wanted, limit=limit):
+            a = _entity(r["ak"], r["an"], r["at"])
+            b = _entity(r["bk"], r["bn"], r["bt"])
+            source, target = (a, b) if r["out"] else (b, a)
+            ident = (source.key, r["type"], target.key)
+            if ident not in seen:
+                seen.add(ident)
+                edges.append(Edge(source=source, target=target, type=r["type"]))
+        return Expansion(edges=edges, query=query)
+
+    def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
+        wanted = list(dict.fromkeys(keys))
+        query = self._shown(MENTIONS, kb=kb_id, keys=wanted, limit=limit)
+        if not wanted:
+            return Mentions(query=query)
+        rows = self._read(MENTIONS, kb=kb_id, keys=wanted, limit=limit)
+        found = [Mention(key=r["k"], chunk_id=r["chunk_id"], doc_id=r["doc_id"]) for r in rows]
+        return Mentions(mentions=found, query=query)
+
+    def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]:
+        if not keys:
+            return []
+        rows = self._read(ENTITIES, kb=kb_id, keys=list(dict.fromkeys(keys)))
+        return [_info(r) for r in rows]
+
+    def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
+        return [_info(r) for r in self._read(TOP, kb=kb_id, limit=limit)]
+
+    def stats(self, kb_id: str) -> GraphStats:
+        entities = self._read(COUNT_ENTITIES, kb=kb_id)[0]["n"]
+        relations = self._read(COUNT_RELATIONS, kb=kb_id)[0]["n"]
+        return GraphStats(entities=entities, relations=relations)
+
+    def close(self) -> None:
+        with contextlib.suppress(Neo4jError):
+            self._driver.close()
+
+
+def _info(row: dict[str, Any]) -> EntityInfo:
+    entity = _entity(row["key"], row["name"], row["type"])
+    return EntityInfo(entity=entity, sources=row["sources"], degree=row["degree"])

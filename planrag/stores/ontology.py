@@ -1,0 +1,327 @@
+"""The `ontology` graph backend: RDF in one named graph per knowledge base, read and written with
+SPARQL 1.1 (embedded pyoxigraph, or a SPARQL server such as Fuseki — see `sparql.py`).
+
+The spec's shape (001 §3.8.3, §5.3.1), IRIs percent-encoding names:
+
+    <entity/Elon_Musk> rdf:type <type/PERSON> ; rdfs:label "Elon Musk" ;
+                       schema:normalized "elon_musk" ; relation:hasSource <source/chunk_123> .
+    <entity/Elon_Musk> <relation/is_CEO_of> <entity/SpaceX> .
+    <source/chunk_123> schema:chunkId "chunk_123" ; schema:documentId "doc_1" .
+
+A relation's provenance is a reified statement per (subject, relation, object, chunk) —
+`<statement/…> rdf:subject …; rdf:predicate …; rdf:object …; relation:hasSource <source/…>` —
+so deleting a document removes exactly the relations no other document supports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from urllib.parse import quote, unquote
+
+import pyoxigraph as ox
+
+from planrag.stores.graph import (
+    ChunkGraph,
+    Edge,
+    Entity,
+    EntityInfo,
+    EntityMatch,
+    Expansion,
+    GraphQuery,
+    GraphStats,
+    Matches,
+    Mention,
+    Mentions,
+    first_per_entity,
+)
+from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
+
+BASE = "http://rag.local/"
+ENTITY, RELATION, SOURCE, TYPE = (BASE + p for p in ("entity/", "relation/", "source/", "type/"))
+SCHEMA, GRAPH, STATEMENT = BASE + "schema/", BASE + "graph/", BASE + "statement/"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+
+PREFIXES = (
+    f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX rel: <{RELATION}> PREFIX sch: <{SCHEMA}> "
+)
+HAS_SOURCE = ox.NamedNode(RELATION + "hasSource")
+NORMALIZED = ox.NamedNode(SCHEMA + "normalized")
+CHUNK_ID = ox.NamedNode(SCHEMA + "chunkId")
+DOCUMENT_ID = ox.NamedNode(SCHEMA + "documentId")
+LABEL = ox.NamedNode(RDFS + "label")
+A = ox.NamedNode(RDF + "type")
+SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + p) for p in ("subject", "predicate", "object"))
+
+
+def _iri(namespace: str, name: str) -> ox.NamedNode:
+    return ox.NamedNode(namespace + quote(name, safe=""))
+
+
+def _local(namespace: str, iri: str) -> str:
+    return unquote(iri[len(namespace) :]) if iri.startswith(namespace) else iri
+
+
+def graph_iri(kb_id: str) -> ox.NamedNode:
+    return _iri(GRAPH, kb_id)
+
+
+def _keys(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
+    return [ox.Literal(k) for k in dict.fromkeys(keys)]
+
+
+EXISTING = PREFIXES + "SELECT ?key WHERE { $values GRAPH ?g { ?e sch:normalized ?key } }"
+
+DELETE_DOCUMENT = PREFIXES + " ; ".join(
+    [
+        # relations only this document supports
+        "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { $values GRAPH ?g { ?src sch:documentId ?doc ."
+        " ?st rel:hasSource ?src ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ."
+        " FILTER NOT EXISTS { ?st2 rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ;"
+        " rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 . FILTER(?doc2 != ?doc) } } }",
+        # the document's relation statements
+        "DELETE { GRAPH ?g { ?st ?x ?y } } WHERE { $values GRAPH ?g { ?src sch:documentId ?doc ."
+        " ?st rel:hasSource ?src ; rdf:subject ?s . ?st ?x ?y } }",
+        # entities only this document mentions, with every triple about or pointing to them
+        "DELETE { GRAPH ?g { ?e ?p ?o . ?x ?q ?e } } WHERE { $values GRAPH ?g {"
+        " ?src sch:documentId ?doc . ?e rel:hasSource ?src ; sch:normalized ?k ."
+        " FILTER NOT EXISTS { ?e rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 ."
+        " FILTER(?doc2 != ?doc) } { ?e ?p ?o } UNION { ?x ?q ?e } } }",
+        # the remaining mentions of the document's chunks, and its source nodes
+        "DELETE { GRAPH ?g { ?e rel:hasSource ?src } } WHERE { $values GRAPH ?g {"
+        " ?src sch:documentId ?doc . ?e rel:hasSource ?src } }",
+        "DELETE { GRAPH ?g { ?src ?x ?y } } WHERE { $values GRAPH ?g {"
+        " ?src sch:documentId ?doc . ?src ?x ?y } }",
+    ]
+)
+
+DROP = "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { $values GRAPH ?g { ?s ?p ?o } }"
+
+DOC_IDS = PREFIXES + "SELECT DISTINCT ?doc WHERE { $values GRAPH ?g { ?src sch:documentId ?doc } }"
+
+MATCH_EXACT = PREFIXES + (
+    "SELECT ?q ?key ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?q ."
+    " BIND(?q AS ?key) ?e rdfs:label ?name ; rdf:type ?t } }"
+)
+MATCH_FUZZY = PREFIXES + (
+    "SELECT ?q ?key ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?key ;"
+    " rdfs:label ?name ; rdf:type ?t }"
+    " FILTER(STRLEN(?key) >= 2 && (CONTAINS(?key, ?q) || CONTAINS(?q, ?key))) } LIMIT $limit"
+)
+
+EXPAND = PREFIXES + (
+    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE {"
+    " { $values GRAPH ?g { ?s sch:normalized ?k . ?s ?p ?o . ?o sch:normalized ?ok }"
+    " BIND(?k AS ?sk) } UNION"
+    " { $values GRAPH ?g { ?o sch:normalized ?k . ?s ?p ?o . ?s sch:normalized ?sk }"
+    " BIND(?k AS ?ok) }"
+    " GRAPH ?g { ?s rdfs:label ?sn ; rdf:type ?st . ?o rdfs:label ?on ; rdf:type ?ot } }"
+    " LIMIT $limit"
+)
+
+MENTIONS = PREFIXES + (
+    "SELECT ?k ?chunk ?doc WHERE { $values GRAPH ?g { ?e sch:normalized ?k ; rel:hasSource ?src ."
+    " ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
+)
+
+ENTITIES = PREFIXES + (
+    "SELECT ?k ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?k ; rdfs:label ?name ;"
+    " rdf:type ?t } }"
+)
+SOURCE_COUNTS = PREFIXES + (
+    "SELECT ?k (COUNT(?src) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ;"
+    " rel:hasSource ?src } } GROUP BY ?k"
+)
+DEGREES = PREFIXES + (
+    "SELECT ?k (COUNT(*) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ."
+    " { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } GROUP BY ?k"
+)
+TOP = PREFIXES + (
+    "SELECT ?k (COUNT(?x) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ."
+    " OPTIONAL { { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } }"
+    " GROUP BY ?k ORDER BY DESC(?n) ?k LIMIT $limit"
+)
+COUNT_ENTITIES = PREFIXES + (
+    "SELECT (COUNT(?e) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k } }"
+)
+COUNT_RELATIONS = PREFIXES + (
+    "SELECT (COUNT(*) AS ?n) WHERE { $values GRAPH ?g { ?s ?p ?o . ?s sch:normalized ?a ."
+    " ?o sch:normalized ?b } }"
+)
+
+
+def _entity(key: str, name: str, type_iri: str) -> Entity:
+    return Entity(key=key, name=name, type=_local(TYPE, type_iri))
+
+
+class OntologyGraphStore:
+    backend = "ontology"
+
+    def __init__(self, endpoint: SparqlEndpoint) -> None:
+        self._endpoint = endpoint
+        self._write_lock = threading.Lock()
+
+    # ── helpers ────────────────────────────────────────────────────────────────────────
+    def _select(self, template: str, kb_id: str, limit: int = 0, **values: list) -> list[Row]:
+        return self._endpoint.select(self._render(template, kb_id, limit, values)[0])
+
+    def _render(
+        self, template: str, kb_id: str, limit: int, values: dict[str, list]
+    ) -> tuple[str, Bindings]:
+        bindings: Bindings = {"g": [graph_iri(kb_id)], **values}
+        text = render(template, bindings).replace("$limit", str(int(limit)))
+        return text, bindings
+
+    def _query(self, template: str, kb_id: str, limit: int, values: dict[str, list]) -> GraphQuery:
+        params: dict[str, object] = dict(shown({"g": [graph_iri(kb_id)], **values}))
+        if "$limit" in template:
+            params["limit"] = int(limit)
+        return GraphQuery(language="sparql", text=template, params=params)
+
+    # ── writes ─────────────────────────────────────────────────────────────────────────
+    def create_graph(self, kb_id: str) -> None:
+        """Named graphs exist as soon as they hold a triple: nothing to create."""
+
+    def drop_graph(self, kb_id: str) -> None:
+        self._endpoint.update(render(DROP, {"g": [graph_iri(kb_id)]}))
+
+    def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
+        if not chunks:
+            return
+        g = graph_iri(kb_id)
+        entities: dict[str, Entity] = {}
+        for chunk in chunks:
+            for entity in chunk.entities:
+                entities.setdefault(entity.key, entity)
+        with self._write_lock:
+            existing: set[str] = set()
+            keys = list(entities)
+            for start in range(0, len(keys), 500):
+                rows = self._select(EXISTING, kb_id, key=_keys(keys[start : start + 500]))
+                existing |= {r["key"] for r in rows}
+            quads = [
+                q for e in entities.values() if e.key not in existing for q in _entity_quads(e, g)
+            ]
+            for chunk in chunks:
+                quads.extend(_chunk_quads(chunk, g))
+            for start in range(0, len(quads), 5000):
+                self._endpoint.insert(quads[start : start + 5000])
+
+    def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
+        with self._write_lock:
+            for doc_id in dict.fromkeys(doc_ids):
+                bindings: Bindings = {"g": [graph_iri(kb_id)], "doc": [ox.Literal(doc_id)]}
+                self._endpoint.update(render(DELETE_DOCUMENT, bindings))
+
+    # ── reads ──────────────────────────────────────────────────────────────────────────
+    def doc_ids(self, kb_id: str) -> set[str]:
+        return {r["doc"] for r in self._select(DOC_IDS, kb_id)}
+
+    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+        wanted = _keys([k for k in keys if k])
+        query = self._query(MATCH_EXACT, kb_id, 0, {"q": wanted})
+        if not wanted:
+            return Matches(query=query)
+        found = [
+            EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=True)
+            for r in self._select(MATCH_EXACT, kb_id, q=wanted)
+        ]
+        missing = [q for q in wanted if q.value not in {m.query for m in found}]
+        fuzzy = [q for q in missing if len(q.value) >= 2]
+        if fuzzy:
+            query = self._query(MATCH_EXACT + " ;; " + MATCH_FUZZY, kb_id, limit, {"q": wanted})
+            rows = self._select(MATCH_FUZZY, kb_id, limit * len(fuzzy), q=fuzzy)
+            found += [
+                EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=False)
+                for r in rows
+            ]
+        return Matches(matches=first_per_entity(found, limit), query=query)
+
+    def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
+        values = {"k": _keys(keys)}
+        query = self._query(EXPAND, kb_id, limit, values)
+        if not keys:
+            return Expansion(query=query)
+        edges, seen = [], set()
+        for r in self._select(EXPAND, kb_id, limit, **values):
+            p = r["p"]
+            if not p.startswith(RELATION) or p == HAS_SOURCE.value:
+                continue
+            edge = Edge(
+                source=_entity(r["sk"], r["sn"], r["st"]),
+                target=_entity(r["ok"], r["on"], r["ot"]),
+                type=_local(RELATION, p),
+            )
+            ident = (edge.source.key, edge.type, edge.target.key)
+            if ident not in seen:
+                seen.add(ident)
+                edges.append(edge)
+        return Expansion(edges=edges, query=query)
+
+    def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
+        values = {"k": _keys(keys)}
+        query = self._query(MENTIONS, kb_id, limit, values)
+        if not keys:
+            return Mentions(query=query)
+        rows = self._select(MENTIONS, kb_id, limit, **values)
+        found = [Mention(key=r["k"], chunk_id=r["chunk"], doc_id=r["doc"]) for r in rows]
+        return Mentions(mentions=found, query=query)
+
+    def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]:
+        if not keys:
+            return []
+        values = {"k": _keys(keys)}
+        found: dict[str, Entity] = {}
+        for r in self._select(ENTITIES, kb_id, **values):
+            found.setdefault(r["k"], _entity(r["k"], r["name"], r["t"]))
+        sources = {r["k"]: r["n"] for r in self._select(SOURCE_COUNTS, kb_id, **values)}
+        degrees = {r["k"]: r["n"] for r in self._select(DEGREES, kb_id, **values)}
+        return [
+            EntityInfo(entity=e, sources=sources.get(k, 0), degree=degrees.get(k, 0))
+            for k, e in found.items()
+        ]
+
+    def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
+        """By degree in SPARQL, then ties broken by sources among a wider window."""
+        keys = [r["k"] for r in self._select(TOP, kb_id, limit * 3 + 20)]
+        infos = self.entities(kb_id, keys)
+        return sorted(infos, key=lambda i: (-i.degree, -i.sources, i.entity.key))[:limit]
+
+    def stats(self, kb_id: str) -> GraphStats:
+        entities = self._select(COUNT_ENTITIES, kb_id)
+        relations = self._select(COUNT_RELATIONS, kb_id)
+        return GraphStats(entities=entities[0]["n"], relations=relations[0]["n"])
+
+    def close(self) -> None:
+        self._endpoint.close()
+
+
+def _entity_quads(entity: Entity, g: ox.NamedNode) -> list[ox.Quad]:
+    e = _iri(ENTITY, entity.key)
+    return [
+        ox.Quad(e, A, _iri(TYPE, entity.type), g),
+        ox.Quad(e, LABEL, ox.Literal(entity.name), g),
+        ox.Quad(e, NORMALIZED, ox.Literal(entity.key), g),
+    ]
+
+
+def _chunk_quads(chunk: ChunkGraph, g: ox.NamedNode) -> list[ox.Quad]:
+    src = _iri(SOURCE, chunk.chunk_id)
+    quads = [
+        ox.Quad(src, CHUNK_ID, ox.Literal(chunk.chunk_id), g),
+        ox.Quad(src, DOCUMENT_ID, ox.Literal(chunk.doc_id), g),
+    ]
+    quads += [ox.Quad(_iri(ENTITY, e.key), HAS_SOURCE, src, g) for e in chunk.entities]
+    for rel in chunk.relations:
+        s, p, o = _iri(ENTITY, rel.source), _iri(RELATION, rel.type), _iri(ENTITY, rel.target)
+        digest = hashlib.sha256("\x1f".join([s.value, p.value, o.value, src.value]).encode())
+        st = ox.NamedNode(STATEMENT + digest.hexdigest()[:32])
+        quads += [
+            ox.Quad(s, p, o, g),
+            ox.Quad(st, SUBJECT, s, g),
+            ox.Quad(st, PREDICATE, p, g),
+            ox.Quad(st, OBJECT, o, g),
+            ox.Quad(st, HAS_SOURCE, src, g),
+        ]
+    return quads

@@ -1,0 +1,1 @@
+"""Text processing shared by indexing and query time: Kiwi, the lexical tokenizer, entity names."""

@@ -1,0 +1,137 @@
+"""Graph search in /retrieve: the spec's example answered from the graph, a multi-hop question,
+graph metadata on every hit, the fallback, the boost, and the refusals."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from planrag.executors.graph import GraphHit, analyse, merge
+from tests.conftest import wait_for_documents
+
+DOCS = {
+    "musk.txt": "일론 머스크는 SpaceX의 CEO이다. 그는 2002년에 회사를 세웠다.",
+    "rocket.txt": "SpaceX는 Starship 로켓을 개발한다. 발사장은 텍사스 보카치카에 있다.",
+    "tesla.txt": "Tesla makes the Model S sedan. The Model S was first delivered in 2012.",
+    "founder.txt": "Martin Eberhard founded Tesla in 2003 with Marc Tarpenning.",
+    "food.txt": "김치찌개는 돼지고기와 김치로 끓인다. 된장찌개는 된장으로 끓인다.",
+    "weather.txt": "The weather in Busan is mild in winter and humid in summer.",
+}
+
+
+def graph_kb(client: TestClient) -> str:
+    kb = client.post("/api/knowledge-bases", json={"name": "g", "graph_backend": "ontology"}).json()
+    files = [("files", (name, text.encode())) for name, text in DOCS.items()]
+    client.post(f"/api/knowledge-bases/{kb['id']}/documents", files=files)
+    assert {d["status"] for d in wait_for_documents(client, kb["id"])} == {"completed"}
+    return kb["id"]
+
+
+def retrieve(client: TestClient, kb_id: str, **body: object) -> list[dict]:
+    response = client.post(f"/api/knowledge-bases/{kb_id}/retrieve", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_graph_search_end_to_end(client: TestClient) -> None:
+    kb_id = graph_kb(client)
+    question = "일론 머스크가 CEO인 회사는?"
+    hits = retrieve(
+        client, kb_id, query=question, strategy="hybrid", top_k=4, enable_graph_search=True
+    )
+    names = [h["metadata"]["filename"] for h in hits]
+    assert names[:2] == ["musk.txt", "rocket.txt"] or names[:2] == ["rocket.txt", "musk.txt"]
+    meta = hits[0]["graph_metadata"]
+    assert all(h["graph_metadata"] == meta for h in hits)
+    assert meta["backend"] == "ontology" and meta["fallback"] is False
+    assert meta["extracted_entities"] == ["일론 머스크"]
+    assert meta["matched_entities"][0] == {
+        "query": "일론_머스크",
+        "entity": "일론 머스크",
+        "exact": True,
+    }
+    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    assert "SpaceX" in meta["expanded_entities"]
+    assert meta["analysis"]["multi_hop"] is True and "ceo" in meta["analysis"]["relation_hints"]
+    first = meta["queries"][0]
+    assert first["language"] == "sparql" and "일론_머스크" not in first["text"]
+    assert first["params"]["q"] == ["일론_머스크"]
+    rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
+    assert (
+        rocket["metadata"]["graph_score"] > 0 and "SpaceX" in rocket["metadata"]["graph_entities"]
+    )
+
+    plain = retrieve(client, kb_id, query=question, strategy="hybrid", top_k=4)
+    assert all(h["graph_metadata"] is None for h in plain)
+    assert "rocket.txt" not in [h["metadata"]["filename"] for h in plain[:2]]
+
+    two_hops = retrieve(
+        client,
+        kb_id,
+        query="Who founded the company that makes the Model S?",
+        strategy="bm25",
+        top_k=3,
+        enable_graph_search=True,
+        graph_hops=2,
+    )
+    assert "founder.txt" in [h["metadata"]["filename"] for h in two_hops]
+
+
+def test_graph_fallback_and_refusals(client: TestClient) -> None:
+    kb_id = graph_kb(client)
+    hits = retrieve(
+        client, kb_id, query="김치찌개 끓이는 법", strategy="bm25", enable_graph_search=True
+    )
+    assert hits and hits[0]["metadata"]["filename"] == "food.txt"
+    assert (
+        hits[0]["graph_metadata"]["fallback"] is True
+        and hits[0]["graph_metadata"]["fallback_reason"]
+    )
+    filtered = retrieve(
+        client,
+        kb_id,
+        query="일론 머스크가 CEO인 회사는?",
+        strategy="ann",
+        enable_graph_search=True,
+        filters={"title_contains": "musk"},
+    )
+    assert {h["metadata"]["filename"] for h in filtered} == {"musk.txt"}
+    flat = client.post(
+        f"/api/knowledge-bases/{kb_id}/retrieve",
+        json={"query": "x", "enable_graph_search": True, "use_brute_force": True},
+    )
+    assert flat.status_code == 400 and "exclusive" in flat.text
+    plain = client.post("/api/knowledge-bases", json={"name": "plain"}).json()
+    none = client.post(
+        f"/api/knowledge-bases/{plain['id']}/retrieve",
+        json={"query": "x", "enable_graph_search": True},
+    )
+    assert none.status_code == 400 and "no graph" in none.text
+    assert (
+        client.post(
+            f"/api/knowledge-bases/{kb_id}/retrieve",
+            json={"query": "x", "enable_graph_search": True, "graph_hops": 6},
+        ).status_code
+        == 422
+    )
+
+
+def test_boost_and_rescale() -> None:
+    base = [("a", "d1", 0.8), ("b", "d2", 0.6)]
+    graph = [GraphHit("b", "d2", 1.0, ["X"]), GraphHit("c", "d3", 0.5, ["Y"])]
+    merged = merge(base, graph, lambda ids: {"c": 0.4}, boost=1.5)
+    # b: max(0.6, 1.0·0.8)·1.5 = 1.2; c: max(0.4, 0.5·0.8)·1.25 = 0.5; a: 0.8; all ÷ 1.2
+    assert [(c, round(s, 4)) for c, _, s, _ in merged] == [("b", 1.0), ("a", 0.6667), ("c", 0.4167)]
+    assert [h is not None for _, _, _, h in merged] == [True, False, True]
+    assert merge(base, [], lambda ids: {}, 1.5) == [("a", "d1", 0.8, None), ("b", "d2", 0.6, None)]
+
+
+def test_question_analysis() -> None:
+    assert analyse("공자의 제자의 스승은?", 2).pattern == "A의 B의 C"
+    assert analyse("일론 머스크가 CEO인 회사는?", 2).pattern == "A가 B인 C"
+    nested = analyse("Who founded the company that makes the iPhone?", 2)
+    assert (
+        nested.multi_hop
+        and "founded" in nested.relation_hints
+        and "iphone" not in nested.relation_hints
+    )
+    assert not analyse("What is the weather in Busan?", 1).multi_hop

@@ -1,0 +1,236 @@
+// Shapes of the public HTTP API the console reads (planrag/core/types.py, services/*, stores/traces).
+
+export type DocumentStatus = "pending" | "processing" | "completed" | "error";
+export type Strategy = "ann" | "keyword" | "bm25" | "hybrid" | "2-stage";
+
+export interface ChunkingConfig {
+  strategy: "size" | "parent_child" | "context_aware";
+  unit: "chars" | "tokens";
+  chunk_size: number;
+  chunk_overlap: number;
+  parent_size: number;
+  child_size: number;
+}
+
+export interface GraphSummary {
+  backend: string;
+  entities: number;
+  relations: number;
+  error?: string | null;
+}
+
+export interface KnowledgeBase {
+  id: string;
+  name: string;
+  description: string;
+  top_k: number;
+  score_threshold: number;
+  metric: "COSINE" | "L2" | "IP";
+  chunking: ChunkingConfig;
+  embedding_model: string;
+  embedding_dim: number;
+  graph_backend: string;
+  user_words: string[];
+  vector_store: string;
+  created_at: string;
+  updated_at: string;
+  stats: {
+    document_count: number;
+    chunk_count: number;
+    size_bytes: number;
+    last_updated: string | null;
+  };
+  graph?: GraphSummary | null;
+}
+
+export interface KnowledgeBaseCreate {
+  name: string;
+  description?: string;
+  metric?: string;
+  chunking?: Partial<ChunkingConfig>;
+  graph_backend?: string;
+  vector_store?: string;
+}
+
+export interface DocumentMetadata {
+  title?: string | null;
+  author?: string | null;
+  domain?: string | null;
+  date?: string | null;
+  tags?: string[];
+}
+
+export interface DocumentRow {
+  id: string;
+  kb_id: string;
+  filename: string;
+  file_type: string;
+  status: DocumentStatus;
+  error: string | null;
+  size: number;
+  chunk_count: number;
+  metadata: DocumentMetadata;
+  created_at: string;
+  updated_at: string;
+  duplicate?: boolean;
+  /** What indexing is doing ("graph: extracting 12/40 chunks"), or a note on it. */
+  progress?: string | null;
+}
+
+export interface Chunk {
+  id: string;
+  doc_id: string;
+  position: number;
+  text: string;
+  kind: string;
+  parent_id: string | null;
+  page: number | null;
+}
+
+export interface FusionInfo {
+  mode: string;
+  dense_weight: number;
+  lexical_weight: number;
+  reason: string;
+  rrf_k: number | null;
+}
+
+export interface Hit {
+  chunk_id: string;
+  doc_id: string;
+  content: string;
+  score: number;
+  metadata: {
+    filename?: string | null;
+    title?: string | null;
+    author?: string | null;
+    date?: string | null;
+    page?: number | null;
+    dense_score?: number | null;
+    lexical_score?: number | null;
+    rerank_score?: number | null;
+    title_score?: number | null;
+    l2_distance?: number | null;
+    fusion?: FusionInfo | null;
+    [key: string]: unknown;
+  };
+  graph_metadata?: Record<string, unknown> | null;
+}
+
+export interface RetrieveRequest {
+  query: string;
+  top_k?: number;
+  score_threshold?: number;
+  strategy: Strategy;
+  hybrid_mode?: "sequential" | "parallel";
+  use_reranker?: boolean;
+  use_ner_filter?: boolean;
+  use_brute_force?: boolean;
+  enable_graph_search?: boolean;
+  graph_hops?: number;
+  filters?: {
+    authors?: string[];
+    date_from?: string;
+    date_to?: string;
+    title_contains?: string;
+  };
+}
+
+export interface TimeFilter {
+  from: string | null;
+  to: string | null;
+  expression: string | null;
+}
+
+export interface SearchPlan {
+  version: number;
+  mode: "rag" | "direct" | "document";
+  strategy: Strategy;
+  knowledge_bases: string[];
+  query: string | null;
+  top_k: number;
+  threshold: number | null;
+  hybrid_mode: string;
+  rerank: { enabled: boolean; top_k: number; threshold: number };
+  graph: { enabled: boolean; hops: number };
+  filters: {
+    time: TimeFilter | null;
+    authors: string[];
+    domains: string[];
+    doc_ids: string[];
+    title_contains: string | null;
+    tags: string[];
+  };
+  sort: "relevance" | "newest" | "oldest";
+  limit: number | null;
+  rationale: string;
+}
+
+export interface PlanEnvelope {
+  plan: SearchPlan;
+  source: "llm" | "heuristic" | "fallback";
+  fallback_reason: string | null;
+  raw?: unknown;
+  errors: unknown[];
+  timings_ms: Record<string, number>;
+  relaxed: { dropped: Partial<SearchPlan["filters"]>; reason: string } | null;
+  now?: string;
+}
+
+export interface PassageRef {
+  n: number;
+  chunk_id: string;
+  doc_id: string;
+  knowledge_base: string;
+  title: string | null;
+  date?: string | null;
+  score?: number;
+}
+
+export interface Passage extends PassageRef {
+  content: string;
+}
+
+export interface TraceSummary {
+  id: string;
+  created_at: string;
+  question: string;
+  knowledge_bases: string[];
+  source: string;
+  status: string;
+}
+
+export interface Trace extends TraceSummary {
+  principal: string;
+  data: {
+    envelope?: PlanEnvelope;
+    timings_ms?: Record<string, number>;
+    stages?: Record<string, unknown>;
+    hits?: PassageRef[];
+    answer?: string;
+    answer_source?: string;
+    citations?: PassageRef[];
+    error?: unknown;
+    [key: string]: unknown;
+  };
+}
+
+export interface GraphNode {
+  id: string;
+  name: string;
+  type: string;
+  sources: number;
+}
+
+export interface GraphView {
+  kb_id: string;
+  center: string | null;
+  nodes: GraphNode[];
+  edges: { source: string; target: string; type: string }[];
+  truncated: boolean;
+}
+
+export interface EntitySources {
+  entity: { id: string; name: string; type: string };
+  sources: { chunk_id: string; document_id: string; document_name: string; text: string }[];
+}

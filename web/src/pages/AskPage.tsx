@@ -1,0 +1,148 @@
+// Ask: a question over POST /ai/v2/ask; the plan card, the streamed answer with [n] citations
+// linked to their passages, and a link to the stored trace.
+
+import { useQuery } from "@tanstack/react-query";
+import { useReducer, useRef, useState, type FormEvent } from "react";
+import { Link } from "react-router";
+
+import { applyAskEvent, initialAskState, streamAsk, type AskEvent, type AskState } from "../api/ask";
+import { listKnowledgeBases } from "../api/endpoints";
+import { AnswerText } from "../components/AnswerText";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { formatScore } from "../components/format";
+import { PlanCard } from "../components/PlanCard";
+import { useT } from "../i18n/i18n";
+
+type Action = { type: "reset" } | { type: "event"; event: AskEvent } | { type: "failed" };
+
+function reducer(state: AskState, action: Action): AskState {
+  if (action.type === "reset") return { ...initialAskState, status: "streaming" };
+  if (action.type === "failed") return { ...state, status: state.end ? "done" : "error" };
+  return applyAskEvent(state, action.event);
+}
+
+export function AskPage() {
+  const t = useT();
+  const kbs = useQuery({ queryKey: ["kbs"], queryFn: listKnowledgeBases });
+  const [question, setQuestion] = useState("");
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [state, dispatch] = useReducer(reducer, initialAskState);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [highlight, setHighlight] = useState<number | null>(null);
+  const abort = useRef<AbortController | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!question.trim()) return;
+    abort.current?.abort();
+    const controller = new AbortController();
+    abort.current = controller;
+    dispatch({ type: "reset" });
+    setFailure(null);
+    setHighlight(null);
+    try {
+      await streamAsk(
+        { question, ...(chosen.length ? { knowledge_bases: chosen } : {}) },
+        (e) => dispatch({ type: "event", event: e }),
+        controller.signal,
+      );
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        setFailure(error);
+        dispatch({ type: "failed" });
+      }
+    }
+  };
+
+  const cite = (n: number) => {
+    setHighlight(n);
+    document.getElementById(`passage-${n}`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  };
+  const streaming = state.status === "streaming";
+
+  return (
+    <div className="ask">
+      <h1>{t("nav.ask")}</h1>
+      <form onSubmit={submit} className="form">
+        <div className="kb-choice">
+          <span className="muted">{t("plan.kbs")}:</span>
+          {kbs.data?.map((kb) => (
+            <label key={kb.id} className="check">
+              <input type="checkbox" checked={chosen.includes(kb.name)}
+                onChange={(e) =>
+                  setChosen(e.target.checked ? [...chosen, kb.name] : chosen.filter((n) => n !== kb.name))
+                } />
+              {kb.name}
+            </label>
+          ))}
+          {chosen.length === 0 && <span className="muted small">({t("ask.allKbs")})</span>}
+        </div>
+        <div className="chat-input">
+          <textarea name="question" rows={2} value={question} placeholder={t("ask.placeholder")}
+            data-testid="ask-question" onChange={(e) => setQuestion(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                e.currentTarget.form?.requestSubmit();
+              }
+            }} />
+          {streaming ? (
+            <button type="button" onClick={() => abort.current?.abort()}>{t("ask.stop")}</button>
+          ) : (
+            <button type="submit" className="primary">{t("ask.send")}</button>
+          )}
+        </div>
+      </form>
+      <ErrorMessage error={failure} />
+      {state.error && (
+        <div className="error" role="alert">
+          {state.error.code}: {state.error.message}
+        </div>
+      )}
+      <div className="ask-body">
+        <div className="ask-main">
+          {(state.answer || streaming) && (
+            <section className="answer-box" data-status={state.status} data-testid="answer-box">
+              <AnswerText answer={state.answer} passages={state.passages} onCite={cite} />
+              {streaming && <span className="cursor">▍</span>}
+              {state.end && (
+                <p className="muted small">
+                  {t("ask.answerSource")}: {state.end.answer_source}
+                  {state.end.trace_id && (
+                    <>
+                      {" · "}
+                      <Link to={`/traces/${state.end.trace_id}`} data-testid="open-trace">
+                        {t("ask.openTrace")}
+                      </Link>
+                    </>
+                  )}
+                </p>
+              )}
+            </section>
+          )}
+          {state.evidence && !state.evidence.exists && (
+            <p className="warn">{t("ask.noEvidence")}</p>
+          )}
+          {state.passages.length > 0 && (
+            <section>
+              <h3>{t("ask.passages")}</h3>
+              <ol className="passages">
+                {state.passages.map((p) => (
+                  <li key={p.n} id={`passage-${p.n}`} data-testid="passage"
+                    className={highlight === p.n ? "passage highlighted" : "passage"}>
+                    <div className="muted small">
+                      [{p.n}] {p.title ?? p.doc_id} · {p.knowledge_base}
+                      {p.date ? ` · ${p.date}` : ""} · {formatScore(p.score)}
+                    </div>
+                    <pre className="chunk-text">{p.content}</pre>
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
+        </div>
+        <aside className="ask-side">{state.envelope && <PlanCard envelope={state.envelope} />}</aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+// 그래프: an entity's neighbourhood (hops selectable) drawn with Cytoscape.js; clicking a node
+// lists the chunks it was extracted from. Loaded lazily (Cytoscape stays out of the first load).
+
+import { useQuery } from "@tanstack/react-query";
+import cytoscape, { type Core } from "cytoscape";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useOutletContext } from "react-router";
+
+import { getEntitySources, getGraph } from "../../api/endpoints";
+import type { GraphNode, GraphView } from "../../api/types";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { useT } from "../../i18n/i18n";
+import type { KbContext } from "./KbLayout";
+
+const TYPE_COLOURS = ["#2f5bea", "#e8590c", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#5c940d"];
+
+function colourOf(type: string): string {
+  let h = 0;
+  for (const ch of type) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return TYPE_COLOURS[h % TYPE_COLOURS.length];
+}
+
+export function toElements(view: GraphView): cytoscape.ElementDefinition[] {
+  const ids = new Set(view.nodes.map((n) => n.id));
+  return [
+    ...view.nodes.map((n) => ({
+      data: {
+        id: n.id,
+        label: n.name,
+        type: n.type,
+        colour: colourOf(n.type),
+        size: 18 + Math.min(30, 4 * Math.sqrt(n.sources)),
+        center: n.id === view.center ? 1 : 0,
+      },
+    })),
+    ...view.edges
+      .filter((e) => ids.has(e.source) && ids.has(e.target))
+      .map((e, i) => ({ data: { id: `e${i}`, source: e.source, target: e.target, label: e.type } })),
+  ];
+}
+
+export default function GraphTab() {
+  const t = useT();
+  const { kb } = useOutletContext<KbContext>();
+  const [entityInput, setEntityInput] = useState("");
+  const [entity, setEntity] = useState<string | null>(null);
+  const [hops, setHops] = useState(1);
+  const [selected, setSelected] = useState<GraphNode | null>(null);
+  const graph = useQuery({
+    queryKey: ["graph", kb.id, entity, hops],
+    queryFn: () => getGraph(kb.id, entity, hops),
+    enabled: kb.graph_backend !== "none",
+  });
+  const sources = useQuery({
+    queryKey: ["entity-sources", kb.id, selected?.id],
+    queryFn: () => getEntitySources(kb.id, selected!.id),
+    enabled: selected !== null,
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSelected(null);
+    setEntity(entityInput.trim() || null);
+  };
+
+  if (kb.graph_backend === "none") return <p className="muted">{t("graph.none")}</p>;
+  return (
+    <div className="graph-tab">
+      <h2>{t("kb.graph")}</h2>
+      <form className="row" onSubmit={submit}>
+        <label>
+          {t("graph.entity")}
+          <input name="entity" value={entityInput} data-testid="graph-entity"
+            onChange={(e) => setEntityInput(e.target.value)} />
+        </label>
+        <label>
+          {t("graph.hops")}
+          <select value={hops} onChange={(e) => setHops(Number(e.target.value))}>
+            {[1, 2, 3].map((h) => <option key={h} value={h}>{h}</option>)}
+          </select>
+        </label>
+        <button type="submit" className="primary">{t("graph.show")}</button>
+      </form>
+      <ErrorMessage error={graph.error} />
+      {graph.data?.truncated && <p className="warn">{t("graph.truncated")}</p>}
+      {graph.data?.nodes.length === 0 && <p className="muted">{t("graph.empty")}</p>}
+      <p className="muted small">{t("graph.clickNode")}</p>
+      {graph.data && (
+        <GraphCanvas view={graph.data}
+          onSelect={(id) => setSelected(graph.data.nodes.find((n) => n.id === id) ?? null)} />
+      )}
+      {graph.data && (
+        <ul className="entity-list" data-testid="entity-list">
+          {[...graph.data.nodes].sort((a, b) => b.sources - a.sources).map((n) => (
+            <li key={n.id}>
+              <button type="button" className={selected?.id === n.id ? "chip active" : "chip"}
+                onClick={() => setSelected(n)}>
+                {n.name} <span className="muted small">{n.type} · {n.sources}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {selected && (
+        <section data-testid="entity-sources">
+          <h3>{t("graph.sources", { name: selected.name })}</h3>
+          <ErrorMessage error={sources.error} />
+          <ol className="passages">
+            {sources.data?.sources.map((s) => (
+              <li key={s.chunk_id} className="passage">
+                <div className="muted small">{s.document_name}</div>
+                <pre className="chunk-text">{s.text}</pre>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void }) {
+  const container = useRef<HTMLDivElement>(null);
+  const onSelect = useRef(props.onSelect);
+  onSelect.current = props.onSelect;
+  useEffect(() => {
+    if (!container.current) return;
+    const cy: Core = cytoscape({
+      container: container.current,
+      elements: toElements(props.view),
+      layout: {
+        name: props.view.nodes.length > 1 ? "cose" : "grid",
+        animate: false,
+        fit: true,
+        padding: 40,
+      },
+      maxZoom: 1.6,
+      minZoom: 0.2,
+      style: [
+        {
+          selector: "node",
+          style: {
+            label: "data(label)",
+            "background-color": "data(colour)",
+            width: "data(size)",
+            height: "data(size)",
+            "font-size": 11,
+            "text-valign": "bottom",
+            "text-margin-y": 3,
+          },
+        },
+        { selector: "node[center = 1]", style: { "border-width": 3, "border-color": "#111" } },
+        {
+          selector: "edge",
+          style: {
+            label: "data(label)",
+            "font-size": 9,
+            color: "#666",
+            width: 1.5,
+            "line-color": "#adb5bd",
+            "target-arrow-color": "#adb5bd",
+            "target-arrow-shape": "triangle",
+            "curve-style": "bezier",
+          },
+        },
+      ],
+    });
+    cy.on("tap", "node", (event) => onSelect.current(event.target.id()));
+    return () => cy.destroy();
+  }, [props.view]);
+  return <div ref={container} className="graph-canvas" data-testid="graph-canvas"
+    data-nodes={props.view.nodes.length} />;
+}
