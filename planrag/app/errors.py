@@ -66,9 +66,7 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
         message = f"no route {request.method} {request.url.path}; the API is listed at /docs"
     elif exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
-    return JSONResponse(
-        error_body(code, message), status_code=exc.status_code, headers=exc.headers
-    )
+    return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=exc.headers)
 
 
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:

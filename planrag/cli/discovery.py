@@ -60,6 +60,8 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:  # alive, another user's
         return True
+    except (OSError, OverflowError):
+        return False
     return True
 
 
@@ -71,7 +73,7 @@ def read_record(data_dir: Path, check_alive: bool = True) -> ServerRecord | None
         record = ServerRecord(url=str(raw["url"]), pid=int(raw["pid"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if check_alive and (record.pid == os.getpid() or not _alive(record.pid)):
+    if check_alive and not _alive(record.pid):
         return None
     return record
 

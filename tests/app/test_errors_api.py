@@ -74,6 +74,19 @@ def test_empty_upload_is_400(client: TestClient) -> None:
     assert response.status_code == 422
 
 
+def test_a_whitespace_only_file_is_empty_too(client: TestClient) -> None:
+    """One rule for 0-byte and blank files: refused at upload, nothing stored (it used to be
+    accepted, then fail while indexing)."""
+    kb = create_kb(client)
+    blank = " \n\t\r\n\u3000\n".encode()  # ideographic space included
+    for name, data in (("blank.txt", blank), ("blank.md", "\ufeff  \n".encode())):
+        response = upload(client, kb["id"], ("ok.txt", b"fine"), (name, data))
+        assert response.status_code == 400, name
+        assert error_code(response) == "empty_upload"
+        assert "only whitespace" in response.json()["error"]["message"]
+    assert client.get(f"/api/knowledge-bases/{kb['id']}/documents").json() == []
+
+
 @pytest.fixture
 def small_limit_client(settings: Settings, embedders) -> TestClient:
     limited = settings.model_copy(

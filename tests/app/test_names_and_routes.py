@@ -57,7 +57,8 @@ def test_ask_and_plan_take_knowledge_base_ids(client: TestClient) -> None:
 
 
 def test_unknown_routes_answer_in_the_error_shape(client: TestClient) -> None:
-    for path in ("/nope", "/api/knowledge-base"):
+    # (other paths belong to the web console, served at `/`)
+    for path in ("/api/knowledge-base", "/ai/v2/nope"):
         response = client.get(path)
         assert response.status_code == 404
         body = response.json()
