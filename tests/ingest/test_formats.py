@@ -90,7 +90,7 @@ def test_csv_rows_with_their_column_names() -> None:
     data = "이름,부서,연차\n김민수,인사팀,15\n이영희,,17\n".encode("cp949")
     text = parse_document(data, "csv").text
     assert text.splitlines() == ["이름: 김민수; 부서: 인사팀; 연차: 15", "이름: 이영희; 연차: 17"]
-    semicolons = parse_document("a;b\n1;2\n".encode(), "csv").text
+    semicolons = parse_document(b"a;b\n1;2\n", "csv").text
     assert semicolons == "a: 1; b: 2"
 
 
@@ -109,7 +109,7 @@ def test_each_format_is_indexed_and_found(runtime) -> None:  # type: ignore[no-u
     items = [UploadItem(filename=name, data=data) for name, data in files.items()]
     docs = runtime.ingestion.upload(kb.id, items, background=False)
     assert [runtime.ingestion.index(d.id).status.value for d in docs] == ["completed"] * 4
-    for query, name in [("연차 휴가", "규정.docx"), ("숙박비", "공문.hwpx"), ("주차권", "안내.html"),
-                        ("식권", "명단.csv")]:  # fmt: skip
+    expected = [("연차 휴가", "규정.docx"), ("숙박비", "공문.hwpx"), ("주차권", "안내.html")]
+    for query, name in [*expected, ("식권", "명단.csv")]:
         hits = runtime.retrieval.retrieve(kb.id, RetrieveRequest(query=query, strategy="bm25"))
         assert hits and hits[0].metadata.filename == name, query
