@@ -18,7 +18,7 @@ import torch
 
 from bench import corpus
 from bench.report import RESULTS_DIR, load_average, log, machine, summarise_ms, write_json
-from planrag.core.settings import EmbeddingSettings
+from planrag.core.settings import MINILM_MODEL, EmbeddingSettings
 from planrag.llm.embedders import EmbedderRegistry
 
 
@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     load_at_start = load_average()
     queries = corpus.english_queries(args.data_dir)[: args.queries]
-    embedder = EmbedderRegistry(EmbeddingSettings()).get()
+    embedder = EmbedderRegistry(EmbeddingSettings(model=MINILM_MODEL)).get()  # torch threads
     default_threads = torch.get_num_threads()
     counts = sorted({1, default_threads})
     for query in queries[:20]:

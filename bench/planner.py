@@ -85,6 +85,56 @@ def plan_latency(rounds: int) -> dict[str, Any]:
     return {"questions": len(questions), "rounds": rounds, **summarise_ms(timings)}
 
 
+CONVERSATION = [
+    "2024년 인사 규정 변경 알려줘",
+    "그럼 작년에는?",
+    "그 중 두 번째 문서 요약해줘",
+    "Who is the CEO of SpaceX?",
+    "and who founded it?",
+    "지난주 회의록 요약해줘",
+    "그럼 이번 주는?",
+    "security incidents this week",
+    "and last week?",
+    "삼성전자 3분기 실적 알려줘",
+]
+FOLLOW_UPS = ["그럼 작년에는?", "두 번째 문서 요약해줘", "and who founded it?", "그 회사 전망은?"]
+
+
+def conversation_latency(rounds: int) -> dict[str, Any]:
+    """Planning a follow-up with 10 prior turns, no LLM: the rule carry-over (standalone
+    question) plus the heuristic plan of it."""
+    from planrag.planner.conversation import Source, Turn, resolve, trim_history
+
+    now = datetime.fromisoformat(NOW)
+    tz = now.tzinfo
+    turns = [
+        Turn(
+            question=q,
+            knowledge_bases=["news"],
+            sources=[Source(doc_id=f"d{i}{j}", title=f"doc {j}") for j in range(5)],
+            answer="답변 " * 80,
+        )
+        for i, q in enumerate(CONVERSATION)
+    ]
+    facets = KbFacets(kb_id="kb", documents=5000)
+    planner = Planner(PlannerSettings(), LLMSettings(), ChatClient(LLMSettings()))
+    scope = PlanScope(
+        knowledge_bases=[KbInfo(id="kb", name="news", facets=facets)],
+        strategies=["ann", "keyword", "bm25", "hybrid", "2-stage"],
+        now=now,
+    )
+    timings: list[float] = []
+    for question in FOLLOW_UPS:
+        planner.plan(resolve(question, turns, now, tz).standalone, scope)  # warm caches
+        for _ in range(rounds):
+            start = time.perf_counter()
+            kept = trim_history(turns, 6000)
+            followup = resolve(question, kept, now, tz)
+            planner.plan(followup.standalone, scope)
+            timings.append(time.perf_counter() - start)
+    return {"prior_turns": len(turns), "follow_ups": len(FOLLOW_UPS), **summarise_ms(timings)}
+
+
 def fill(data_dir: Path, docs: int) -> int:
     """Dated headlines as documents (author = the newspaper), indexed through the product."""
     from planrag.core.settings import Settings
@@ -187,10 +237,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--sequential", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=200)
+    parser.add_argument("--planning-only", action="store_true", help="no server, no asks")
     args = parser.parse_args()
     report: dict[str, Any] = {"machine": machine()}
     report["heuristic_planning"] = plan_latency(args.rounds)
     log(f"heuristic planning: {report['heuristic_planning']}")
+    report["conversation_planning"] = conversation_latency(args.rounds)
+    log(f"follow-up planning with 10 prior turns: {report['conversation_planning']}")
+    if args.planning_only:
+        write_json(RESULTS_DIR / "planner.json", report)
+        return
     with tempfile.TemporaryDirectory(prefix="planrag-bench-ask-") as tmp:
         data_dir = Path(tmp) / "data"
         started = time.perf_counter()

@@ -43,12 +43,23 @@ def maps_errors(mapper: ErrorMapper) -> Callable[[Endpoint], Endpoint]:
     return mark
 
 
-def dialect_route(default: ErrorMapper | None = None, maps_auth: bool = False) -> type[APIRoute]:
+def dialect_route(
+    default: ErrorMapper | None = None, maps_auth: bool = False, validation_status: int = 400
+) -> type[APIRoute]:
     """A route class mapping errors with the endpoint's mapper, else `default`. Authentication
     errors (401, 403) go to the app's handler unless `maps_auth` (the dialect's spec gives them
-    a body of its own); so does 413 (no spec gives it a body; ours states the limits)."""
+    a body of its own); so does 413 (no spec gives it a body; ours states the limits).
+    `validation_status` is what the mappers answer an invalid request with (the OpenAPI
+    document says so: app/openapi.py)."""
 
     class DialectRoute(APIRoute):
+        dialect_maps_auth = maps_auth
+        dialect_validation_status = validation_status
+
+        def error_mapper(self) -> ErrorMapper | None:
+            mapper: ErrorMapper | None = getattr(self.endpoint, _MAPPER, default)
+            return mapper
+
         def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
             handler = super().get_route_handler()
             mapper: ErrorMapper | None = getattr(self.endpoint, _MAPPER, default)

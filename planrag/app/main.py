@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, console, docs, errors, observability
+from planrag.app import auth, console, docs, errors, observability, openapi
 from planrag.app.dependencies import resolve_kb_path
 from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
@@ -19,6 +19,7 @@ from planrag.app.routers import (
     documents,
     graph,
     knowledge_bases,
+    openai_chat,
     retrieve,
     spec000_prompt,
     spec000_rag,
@@ -45,6 +46,14 @@ TAGS = [
         "description": "Planned question answering over SSE, plan inspection, stored traces",
     },
     {"name": "system", "description": "Health"},
+    {
+        "name": "openai-compatible",
+        "description": "The OpenAI chat convention: /v1/chat/completions and /v1/models",
+    },
+    {
+        "name": "openai-compatible",
+        "description": "The OpenAI chat convention: /v1/chat/completions and /v1/models",
+    },
     {"name": "auth", "description": "OAuth2 password flow (when PLANRAG_AUTH__ENABLED)"},
     {"name": "admin", "description": "API keys and users (admin keys and users only)"},
     {"name": "spec-000 rag", "description": "Spec 000 §1–5: the Milvus RAG API (/rag/…)"},
@@ -110,11 +119,13 @@ def create_app(
     app.add_middleware(observability.RequestObservability)
     app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    for router in (knowledge_bases, graph, documents, retrieve, ask, system, *dialects):
+    routers = (knowledge_bases, graph, documents, retrieve, ask, system, openai_chat)
+    for router in (*routers, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)
     app.include_router(admin.router)
     app.include_router(observability.router)
     docs.install(app)
     console.install(app, settings)  # last: the console never shadows an API route
+    openapi.install(app, settings)  # the document says what the routes answer
     return app

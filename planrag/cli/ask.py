@@ -86,7 +86,8 @@ def _print_plan(envelope: dict[str, Any]) -> None:
     time = p["filters"].get("time")
     if time:
         console.print(f"time {time['from']} .. {time['to']}  ({time['expression']})")
-    console.print(f"sort {p['sort']}  limit {p['limit']}  — {p['rationale']}")
+    listing = "  listing (documents by date)" if p.get("listing") else ""
+    console.print(f"sort {p['sort']}  limit {p['limit']}{listing}  — {p['rationale']}")
     if envelope.get("relaxed"):
         console.print(f"[yellow]relaxed:[/yellow] {envelope['relaxed']['reason']}")
 

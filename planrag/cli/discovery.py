@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -39,10 +40,18 @@ def write_record(data_dir: Path, host: str, port: int) -> ServerRecord:
 def announce(data_dir: Path, host: str, port: int) -> Iterator[ServerRecord]:
     """While the block runs, `<data_dir>/server.json` says where this process serves."""
     record = write_record(data_dir, host, port)
+    # uvicorn re-raises a SIGTERM after its graceful shutdown; let it end the block (and so
+    # remove the file) instead of killing the process on the spot.
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         yield record
     finally:
+        signal.signal(signal.SIGTERM, previous)
         remove_record(data_dir)
+
+
+def _exit_cleanly(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def remove_record(data_dir: Path) -> None:

@@ -28,6 +28,8 @@ def run_evaluation(
     hybrid_mode: str,
     store: str,
     title_weight: float,
+    graph: str = "none",
+    graph_hops: int = 2,
     quiet: bool,
 ) -> dict[str, Any]:
     """The report as JSON; errors are `PlanragError`s (the CLI prints them in one line)."""
@@ -38,6 +40,10 @@ def run_evaluation(
         raise InvalidInput(f"--kb-settings is not JSON: {exc}") from exc
     if not 0.0 <= title_weight <= 1.0:
         raise InvalidInput("--title-weight must be between 0 and 1")
+    graph_request: dict[str, Any] = {}
+    if graph != "none":
+        extra["graph_backend"] = graph
+        graph_request = {"enable_graph_search": True, "graph_hops": graph_hops}
     with tempfile.TemporaryDirectory(prefix="planrag-eval-") as tmp:
         Path(tmp).chmod(0o711)  # an embedded PostgreSQL runs as another OS user when root
         runtime = Runtime.open(settings.model_copy(update={"data_dir": Path(tmp)}))
@@ -58,6 +64,7 @@ def run_evaluation(
                     top_k=min(50, max(top_k, 10) * 3),
                     hybrid_mode=hybrid_mode,
                     weights={"chunk": 1.0 - title_weight, "title": title_weight},
+                    **graph_request,
                 )
         finally:
             runtime.close()

@@ -348,6 +348,14 @@ def eval_command(
     title_weight: Annotated[
         float, typer.Option(help="weights.title of dense scores (0 = chunk text only)")
     ] = 0.0,
+    graph: Annotated[
+        str,
+        typer.Option(
+            help="none | ontology | neo4j: the KB's graph backend; not none turns graph "
+            "search on (rule extractor unless PLANRAG_GRAPH__EXTRACTOR says otherwise)"
+        ),
+    ] = "none",
+    graph_hops: Annotated[int, typer.Option(help="relations traversed by graph search (1-5)")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
@@ -362,6 +370,8 @@ def eval_command(
         hybrid_mode=hybrid_mode,
         store=store,
         title_weight=title_weight,
+        graph=graph,
+        graph_hops=graph_hops,
         quiet=as_json,
     )
     if as_json:

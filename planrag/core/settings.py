@@ -179,6 +179,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 8.0
     answer_timeout_s: float = 120.0
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    # What a request's `llm` may choose (spec 002 `llm.provider` / `llm.model`): the provider
+    # name of this endpoint, and models besides `model` it serves. Anything else is a 400.
+    provider: str = "openai"
+    allowed_models: list[str] = []
 
     @property
     def configured(self) -> bool:
@@ -211,10 +215,21 @@ class AskSettings(BaseModel):
     max_passages: int = Field(default=8, ge=1, le=50)
     max_passage_chars: int = Field(default=1500, ge=100, le=20000)
     max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # Without an LLM, passages must hold this share of the question's content terms to be
+    # answered from; below it the answer says nothing relevant was found (exists: false).
+    relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
+    # Conversations (follow-up questions): turns kept per conversation, days an idle
+    # conversation is kept, and the characters of history the planner sees (oldest turns go
+    # first; the system rules are never trimmed).
+    conversation_max_turns: int = Field(default=50, ge=1, le=1000)
+    conversation_ttl_days: int = Field(default=30, ge=1, le=3650)
+    history_budget_chars: int = Field(default=6000, ge=200, le=200000)
+    # Knowledge bases /prompt/chat answers from when a request names none (empty: plain chat).
+    chat_knowledge_bases: list[str] = []
 
 
 DEFAULT_AUTH_SECRET = "change-me"

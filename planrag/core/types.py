@@ -110,6 +110,11 @@ class LegQuality(BaseModel):
     dense_mrr: float = Field(ge=0.0, le=1.0)
     lexical_mrr: float = Field(ge=0.0, le=1.0)
     queries: int = Field(ge=0)
+    dense_base: float | None = Field(
+        default=None,
+        description="the cosine unrelated passages of this KB get from this model (median over "
+        "non-matching pairs): e5 rates everything 0.7-0.9, MiniLM near 0",
+    )
 
 
 class FusionCalibration(BaseModel):
@@ -245,6 +250,9 @@ class FusionInfo(BaseModel):
     lexical_weight: float
     reason: str
     rrf_k: int | None = None
+    dense_base: float | None = Field(
+        default=None, description="cosine mapped to 0 before weighing (the KB's baseline)"
+    )
 
 
 class HitMetadata(BaseModel):

@@ -23,8 +23,8 @@ from planrag.core.types import (
     GraphQuery,
     GraphTriple,
 )
-from planrag.stores.graph import DEFAULT_RELATION, Edge, GraphStore
-from planrag.text.entities import find_mentions, normalize
+from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.text.entities import find_mentions, normalize, question_pattern
 
 HOP_DECAY = 0.5
 FUZZY_WEIGHT = 0.8
@@ -32,13 +32,6 @@ FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
 MENTIONS_LIMIT = 3000
 
-_KO_CHAIN = re.compile(r"\S+의\s+\S+의\s+\S+")
-_KO_RELATIVE = re.compile(r"\S+[이가]\s+\S+인\s+\S+")
-_EN_NESTED = re.compile(
-    r"\b(?:the|a|an)\s+\w+\s+(?:that|which|who|whose)\s+\w+"  # the company that makes X
-    r"|\bof the \w+ (?:of|that|which|who)\b|\b\w+'s \w+'s\b",  # the CEO of the maker of X
-    re.IGNORECASE,
-)
 _EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 _KO_WORDS = re.compile(r"[가-힣]{2,}")
 _QUESTION_WORDS = {
@@ -49,15 +42,7 @@ _QUESTION_WORDS = {
 
 def analyse(question: str, hops: int) -> GraphAnalysis:
     """Multi-hop pattern and relation words of a question (heuristic, no LLM)."""
-    pattern = None
-    for name, regex in (
-        ("A의 B의 C", _KO_CHAIN),
-        ("A가 B인 C", _KO_RELATIVE),
-        ("nested", _EN_NESTED),
-    ):
-        if regex.search(question):
-            pattern = name
-            break
+    pattern = question_pattern(question)
     mentioned = {normalize(m.name) for m in find_mentions(question)}
     words = [w.casefold() for w in _EN_WORDS.findall(question)] + _KO_WORDS.findall(question)
     hints = [
@@ -90,6 +75,8 @@ class GraphResult:
     hits: list[GraphHit]
     metadata: GraphMetadata
     reached: dict[str, float] = field(default_factory=dict)
+    entities: list[Entity] = field(default_factory=list)  # matched, then reached, best first
+    edges: list[Edge] = field(default_factory=list)  # traversed, best first
 
 
 class GraphSearch:
@@ -129,9 +116,16 @@ class GraphSearch:
         meta.expanded_entities = [named[k] for k in reached if k not in seeds][:100]
         hits = self._score_chunks(kb_id, reached, named, limit, meta.queries)
         meta.graph_chunks = len(hits)
+        known = {m.entity.key: m.entity for m in matches.matches}
+        for edge in edges:
+            known.setdefault(edge.source.key, edge.source)
+            known.setdefault(edge.target.key, edge.target)
+        entities = [known[k] for k in sorted(reached, key=lambda k: -reached[k]) if k in known]
         if not hits:
-            return self._nothing(meta, "the matched entities have no source chunks")
-        return GraphResult(hits=hits, metadata=meta, reached=reached)
+            result = self._nothing(meta, "the matched entities have no source chunks")
+            result.entities, result.edges = entities, edges
+            return result
+        return GraphResult(hits, meta, reached, entities, edges)
 
     @staticmethod
     def _nothing(meta: GraphMetadata, reason: str) -> GraphResult:

@@ -1,7 +1,9 @@
 """`hybrid`: BM25 and dense retrieval fused with leg-aware weights.
 
 - `sequential` (default): BM25 candidates (plus the dense leg's own candidates when it carries
-  weight), ordered by the weighted sum of normalised BM25 score and cosine similarity. With
+  weight), ordered by the weighted sum of the normalised BM25 score and the cosine similarity
+  rescaled by the KB's dense baseline (the cosine unrelated passages get, measured at
+  calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum). With
   equal legs this is spec 001's "BM25 candidates, then vector ordering".
 - `parallel`: both legs independently, ordered by weighted Reciprocal Rank Fusion (k
   configurable). The shown score is the RRF score scaled by (k + 1) — 1.0 for a chunk first in
@@ -79,21 +81,31 @@ class _Legs:
         missing = [c for c in self.docs if c not in self.lexical]
         if missing:
             self.lexical.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing))
+        # Ordering uses BM25 unclipped (the shown score is clipped at 1, which ties the best).
+        self.unclipped = ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, list(self.docs), clip=False)
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
-        score = fusion.lexical_weight * self.lexical.get(chunk_id, 0.0)
-        score += fusion.dense_weight * self.dense.get(chunk_id, 0.0)
-        return min(1.0, max(0.0, score))
+        """The order key: may exceed 1 (unclipped BM25); `candidate` shows it clamped."""
+        score = fusion.lexical_weight * self.unclipped.get(chunk_id, 0.0)
+        score += fusion.dense_weight * rescale(self.dense.get(chunk_id, 0.0), fusion.dense_base)
+        return max(0.0, score)
 
     def candidate(self, chunk_id: str, score: float) -> Candidate:
         return Candidate(
             chunk_id=chunk_id,
             doc_id=self.docs[chunk_id],
-            score=score,
+            score=min(1.0, score),  # the order key may exceed 1 (unclipped BM25)
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
         )
+
+
+def rescale(cosine: float, base: float | None) -> float:
+    """A cosine on the KB's own scale: its baseline (unrelated passages) → 0, identical → 1."""
+    if base is None or base >= 1.0:
+        return cosine
+    return min(1.0, max(0.0, (cosine - base) / (1.0 - base)))
 
 
 def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> dict[str, float]:

@@ -15,8 +15,9 @@ from zoneinfo import ZoneInfo
 from planrag.core.settings import PlannerSettings
 from planrag.planner import query_text, time_range
 from planrag.planner.direct import is_direct
-from planrag.planner.schema import Filters, SearchPlan, Sort, TimeFilter
+from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFilter
 from planrag.planner.scope import PlanScope
+from planrag.text.entities import is_relational, question_pattern
 
 _NEWEST = re.compile(
     # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
@@ -166,17 +167,46 @@ class HeuristicPlanner:
             reasons.append(f"domains {filters.domains}")
         top_k = max(self._settings.top_k, 3 * limit) if limit else self._settings.top_k
         query = words.query
+        listing = self._lists(words, filters, text, scope)
+        graph = self._graph(text, kbs, scope, reasons)
+        if listing:
+            first = "oldest" if sort == "oldest" else "newest"
+            reasons.append(f"no topic beyond the filters → list the documents, {first} first")
         return SearchPlan(
             mode="document" if scope.doc_id else "rag",
             strategy=strategy,  # type: ignore[arg-type]
             knowledge_bases=kbs,
             query=query if query and query != text else None,
             top_k=min(top_k, 50),
+            graph=graph,
             filters=filters,
             sort=sort,
             limit=limit,
+            listing=listing,
             rationale="; ".join(reasons) or "default retrieval",
         )
+
+    @staticmethod
+    def _graph(question: str, kbs: list[str], scope: PlanScope, reasons: list[str]) -> GraphPlan:
+        """Graph search on for relational or multi-hop questions when a chosen KB has a graph;
+        3 hops for chains ("A의 B의 C"), else 2."""
+        chosen = [kb for kb in scope.knowledge_bases if not kbs or kb.name in kbs]
+        if not any(kb.has_graph for kb in chosen) or not is_relational(question):
+            return GraphPlan()
+        hops = 3 if question_pattern(question) == "A의 B의 C" else 2
+        reasons.append(f"relational question → graph search, {hops} hops")
+        return GraphPlan(enabled=True, hops=hops)
+
+    @staticmethod
+    def _lists(words: Reading, filters: Filters, question: str, scope: PlanScope) -> bool:
+        """List documents by date instead of searching: a period, author or order is asked for
+        and no topic ("어제 나온 기사 알려줘", "지난주 글 보여줘", "최근 기사 5개")."""
+        if scope.doc_id or _QUOTED.search(question):
+            return False
+        if not (filters.time or filters.authors or filters.domains or words.sort != "relevance"):
+            return False
+        named = [*filters.authors, *filters.domains, *_mentions(question, scope.names())]
+        return not query_text.names_a_topic(words.query, named)
 
     @staticmethod
     def _choose_kbs(question: str, scope: PlanScope) -> list[str]:

@@ -133,6 +133,7 @@ def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
     elif mode == "document":
         mode = "rag"
     top_k = plan.top_k
+    listing = plan.listing and mode == "rag"  # document mode answers from its document
     if plan.limit and plan.sort == "relevance":
         top_k = min(MAX_TOP_K, max(top_k, plan.limit))
     return plan.model_copy(
@@ -142,6 +143,7 @@ def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
             "graph": graph,
             "mode": mode,
             "top_k": top_k,
+            "listing": listing,
         }
     )
 

@@ -12,6 +12,8 @@ and particles (J*) that start right where a removed phrase ends go with it ("9�
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Protocol
 
 MASK = "\0"
 _HANGUL = re.compile(r"[가-힣]")
@@ -19,6 +21,7 @@ _EN_DANGLING = re.compile(
     r"(?:\b(?:in|on|at|from|during|since|over|within|for|of|by|between|around|the|about)\s*)+$",
     re.IGNORECASE,
 )
+_POSSESSIVE = re.compile(r"(?<=\0)['’]s\b")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([?!.,])")
 
 
@@ -31,6 +34,8 @@ def search_text(question: str, masked: str) -> str:
     """The question without its masked phrases, the particles glued to their ends and the
     English prepositions just before them; whitespace collapsed."""
     drop = [c == MASK for c in masked]
+    for m in _POSSESSIVE.finditer(masked):  # "yesterday's articles" → "articles"
+        drop[m.start() : m.end()] = [True] * (m.end() - m.start())
     ends = [i for i in range(1, len(masked)) if drop[i - 1] and not drop[i]]
     if any(_HANGUL.match(question[i]) for i in ends):
         _drop_glued_particles(question, drop, set(ends))
@@ -57,3 +62,40 @@ def _drop_glued_particles(question: str, drop: list[bool], ends: set[int]) -> No
             for i in range(token.start, stop):
                 drop[i] = True
             ends.add(stop)  # a particle after a particle: "9월에는"
+
+
+# Words that ask for documents rather than name a topic ("반도체 기사" is about 반도체; "어제 나온
+# 기사 알려줘" names none). Shared with the extractive answer's relevance measure.
+GENERIC_WORDS = (
+    "기사 글 문서 자료 뉴스 소식 내용 관련 정보 목록 리스트 결과 요약 정리 설명 소개 질문 답변 "
+    "것 거 무엇 뭐 며칠 얼마 언제 어디 누구 전부 모두 다 좀 "
+    "article articles post posts document documents doc docs news item items story stories "
+    "report reports information info summary summarize tell show give list explain what which "
+    "who whom when where why how does did can could would should will about please everything "
+    "all any published written posted came out new"
+)
+
+
+def names_a_topic(query: str, mentioned: list[str]) -> bool:
+    """Whether the search text holds a content word besides generic request words and the
+    filter values it names (authors, domains, knowledge bases)."""
+    from planrag.text.tokenizer import tokenizer_for  # Kiwi: loaded once, when needed
+
+    text = query
+    for value in sorted(mentioned, key=len, reverse=True):
+        text = re.sub(re.escape(value), " ", text, flags=re.IGNORECASE)
+    tokenizer = tokenizer_for()
+    generic = generic_terms(tokenizer)
+    return any(token not in generic for token in tokenizer.tokenize(text))
+
+
+@lru_cache(maxsize=64)
+def generic_terms(tokenizer: Tokenizer) -> frozenset[str]:
+    """GENERIC_WORDS as the tokenizer's terms (each word alone and as written: Kiwi reads a
+    word differently in and out of context). Computed once per tokenizer."""
+    words = GENERIC_WORDS.split()
+    return frozenset({*words, *(t for word in words for t in tokenizer.tokenize(word))})
+
+
+class Tokenizer(Protocol):
+    def tokenize(self, text: str) -> list[str]: ...

@@ -122,6 +122,12 @@ class SearchPlan(_Strict):
     filters: Filters = Filters()
     sort: Sort = "relevance"
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
+    listing: bool = Field(
+        default=False,
+        description="list the documents the filters leave by date (oldest first when sort is "
+        "'oldest', else newest first), `limit` of them, instead of searching text: for "
+        "questions that name a period or author but no topic ('어제 나온 기사 알려줘')",
+    )
     rationale: str = Field(default="", max_length=1000)
 
 
@@ -140,6 +146,20 @@ class Relaxation(BaseModel):
     dropped: Filters
     steps: list[RelaxStep] = Field(default_factory=list)
     reason: str
+
+
+class FollowUp(BaseModel):
+    """The question to plan, and what was taken from the conversation to make it."""
+
+    question: str = Field(description="the question as asked")
+    standalone: str = Field(description="the question the plan is made from")
+    knowledge_bases: list[str] = Field(default_factory=list, description="carried KBs (if any)")
+    doc_id: str | None = Field(default=None, description="a source the question points at")
+    carried: list[str] = Field(
+        default_factory=list, description="topic | time | document | entity | knowledge_bases"
+    )
+    source: Literal["none", "rules", "llm", "fallback"] = "none"
+    reason: str | None = None
 
 
 class PlanEnvelope(BaseModel):
@@ -172,6 +192,9 @@ class PlanEnvelope(BaseModel):
     errors: list[str] = Field(default_factory=list, description="validation errors on the way")
     timings_ms: dict[str, float] = Field(default_factory=dict)
     relaxed: Relaxation | None = None
+    followup: FollowUp | None = Field(
+        default=None, description="a follow-up question: the standalone question planned"
+    )
     now: str = Field(description="the moment time expressions were resolved against (ISO)")
 
 

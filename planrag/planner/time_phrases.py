@@ -42,7 +42,7 @@ NATIVE_DAYS = {
 }  # fmt: skip
 _DAYS = "(?P<days>" + "|".join(sorted(NATIVE_DAYS, key=len, reverse=True)) + ")"
 _NATIVE_MONTHS = {"석": 3, "넉": 4, "반": 6}  # 석 달, 넉 달, 반년
-_WITHIN = r"(?:\s*(?:간|동안|사이|새|이내|내))"
+_WITHIN = r"(?:\s*(?:간|동안|사이|새|이내|내(?!내)))"
 
 
 @rule(

@@ -1,6 +1,5 @@
-"""Grounded answers: the numbered passages an answer may cite, the LLM prompt, and the extractive
-answer used with no LLM (or when the LLM fails): the question's best-matching sentences of the top
-passages, each with its citation."""
+"""Grounded answers: the numbered passages an answer may cite, the LLM prompt, canned replies and
+citations (the answer without an LLM is `extractive.py`)."""
 
 from __future__ import annotations
 
@@ -10,13 +9,9 @@ from pydantic import BaseModel, Field
 
 from planrag.llm.chat import Message
 from planrag.prompts import render
-from planrag.text.korean import split_sentences
-from planrag.text.tokenizer import tokenizer_for
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _HANGUL = re.compile(r"[가-힣]")
-EXTRACTIVE_SENTENCES = 3
-EXTRACTIVE_PASSAGES = 3
 
 
 class Passage(BaseModel):
@@ -44,13 +39,19 @@ def is_korean(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-def answer_messages(question: str, passages: list[Passage], max_chars: int) -> list[Message]:
+def answer_messages(
+    question: str, passages: list[Passage], max_chars: int, tone: str | None = None
+) -> list[Message]:
+    """The answer prompt; `tone` (casual | neutral | formal) adds the register to keep."""
     listing = "\n\n".join(
         f"[{p.n}] {p.title or ''}{f' ({p.date})' if p.date else ''}\n{p.content[:max_chars]}"
         for p in passages
     )
     return [
-        {"role": "system", "content": render("answer_system")},
+        {
+            "role": "system",
+            "content": render("answer_system") + (f"\n{render(f'tone_{tone}')}" if tone else ""),
+        },
         {"role": "user", "content": render("answer_user", passages=listing, question=question)},
     ]
 
@@ -73,28 +74,6 @@ def no_evidence_reply(question: str) -> str:
     if is_korean(question):
         return "질문과 관련된 문서를 찾지 못했습니다. 기간이나 표현을 바꿔 다시 질문해 주세요."
     return "I found no documents about this. Try another period or other words."
-
-
-def extractive_answer(question: str, passages: list[Passage], user_words: list[str]) -> str:
-    """The sentences of the top passages that share the most terms with the question, in
-    passage order, each followed by its citation."""
-    tokenizer = tokenizer_for(user_words)
-    wanted = set(tokenizer.tokenize(question))
-    scored: list[tuple[float, int, int, str]] = []
-    for rank, passage in enumerate(passages[:EXTRACTIVE_PASSAGES]):
-        text = passage.content
-        for index, (start, end) in enumerate(split_sentences(text)):
-            sentence = " ".join(text[start:end].split())
-            if len(sentence) < 8:
-                continue
-            overlap = len(wanted & set(tokenizer.tokenize(sentence)))
-            # Overlap first; then earlier passages and earlier sentences.
-            scored.append((overlap - 0.1 * rank - 0.01 * index, rank, index, sentence))
-    if not scored:
-        return ""
-    best = sorted(scored, key=lambda s: -s[0])[:EXTRACTIVE_SENTENCES]
-    best.sort(key=lambda s: (s[1], s[2]))
-    return " ".join(f"{sentence} [{passages[rank].n}]" for _, rank, _, sentence in best)
 
 
 def citations(answer: str, passages: list[Passage]) -> list[Citation]:

@@ -23,14 +23,16 @@ from planrag.core.errors import (
     KnowledgeBaseNotFound,
     PlanragError,
 )
-from planrag.core.settings import Settings
+from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import PlanEnvelope, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
+from planrag.services.document_listing import DocumentListing
+from planrag.services.extractive import Extractor
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
@@ -44,9 +46,14 @@ PLANNING_THREADS = 8
 
 
 class LLMChoice(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # spec 002 clients also send `provider`
+    model_config = ConfigDict(extra="ignore")
 
+    provider: str | None = Field(default=None, max_length=50, examples=["openai"])
     model: str | None = Field(default=None, max_length=200)
+
+
+TONES = {-1: "casual", 0: "neutral", 1: "formal"}
+TONE_NAMES = {-1: "반말 / casual", 0: "해요체 / neutral", 1: "합쇼체 / formal"}
 
 
 class PlanRequest(BaseModel):
@@ -71,11 +78,39 @@ class AskRequest(PlanRequest):
 
     llm: LLMChoice | None = None
     doc_id: str | None = Field(default=None, description="document mode: answer from it only")
+    speech_tone: int | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="the answer's register (spec 002): -1 casual (반말), 0 neutral (해요체), "
+        "1 formal (합쇼체); default: the model's own",
+    )
 
 
 class AskEvent(BaseModel):
     event: str
     data: dict[str, Any]
+
+
+def check_llm_choice(choice: LLMChoice, settings: LLMSettings) -> None:
+    """A request may pick this endpoint's provider and its allowed models; anything else is a
+    clear 400 (never a silent default). Without an LLM the choice is moot: the answer is
+    extractive and the `end` event says so."""
+    if not settings.configured:
+        return
+    if choice.provider and choice.provider.lower() != settings.provider.lower():
+        raise InvalidInput(
+            f"llm.provider '{choice.provider}' is not configured; this server's is "
+            f"'{settings.provider}' (PLANRAG_LLM__PROVIDER)",
+            provider=choice.provider,
+        )
+    allowed = [settings.model, *settings.allowed_models]
+    if choice.model and choice.model not in allowed:
+        raise InvalidInput(
+            f"llm.model '{choice.model}' is not allowed; choose one of {allowed} "
+            "(PLANRAG_LLM__ALLOWED_MODELS)",
+            model=choice.model,
+        )
 
 
 def document_counter(catalog: Catalog) -> DocumentCounter:
@@ -135,7 +170,8 @@ class AskService:
         self._settings = settings
         self._metadata = metadata
         self._catalog = catalog
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages)
+        listing = DocumentListing(catalog, metadata)
+        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
         self._planner = planner
         self._chat = chat
         self._strategies = list(strategies)
@@ -154,6 +190,8 @@ class AskService:
             raise InvalidInput(
                 f"question longer than {self._settings.ask.max_question_chars} characters"
             )
+        if isinstance(request, AskRequest) and request.llm is not None:
+            check_llm_choice(request.llm, self._settings.llm)
         chosen = readable
         if request.knowledge_bases:  # each by name or id
             by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
@@ -207,6 +245,7 @@ class AskService:
         scope: PlanScope,
         readable: list[KnowledgeBase],
         principal: str | None = None,
+        followup: FollowUp | None = None,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors."""
@@ -227,12 +266,15 @@ class AskService:
             envelope = await asyncio.get_running_loop().run_in_executor(
                 self._planning_pool, self._planner.plan, request.question, scope, model
             )
+            if followup is not None and followup.source != "none":
+                envelope = envelope.model_copy(update={"followup": followup})
             plan = envelope.plan
             trace.source, trace.knowledge_bases = envelope.source, plan.knowledge_bases
             data["envelope"] = envelope.model_dump(mode="json", by_alias=True)
             data["timings_ms"]["plan"] = _ms(started)
             yield AskEvent(event="search_plan", data=data["envelope"])
             passages: list[Passage] = []
+            exists = False
             if plan.mode != "direct":
                 kbs = {kb.name: kb for kb in readable}
                 searched = time.perf_counter()
@@ -245,10 +287,11 @@ class AskService:
                 yield AskEvent(
                     event="search_result", data=self._search_result(passages, stages, envelope)
                 )
+                exists = self._exists(plan, request.question, passages, readable)
                 yield AskEvent(
                     event="exist_in_post_status",
                     data={
-                        "exists": bool(passages),
+                        "exists": exists,
                         "count": len(passages),
                         "threshold": plan.threshold,
                     },
@@ -259,7 +302,8 @@ class AskService:
             answering = time.perf_counter()
             text: list[str] = []
             source = "llm"
-            async for part_source, delta in self._answer(request, plan, passages, readable, model):
+            answering_with = (request, plan, passages if exists else [], readable, model)
+            async for part_source, delta in self._answer(*answering_with):
                 source = part_source
                 text.append(delta)
                 yield AskEvent(event="answer", data={"delta": delta})
@@ -280,6 +324,11 @@ class AskService:
                     "answer_source": source,
                     "citations": data["citations"],
                     "timings_ms": data["timings_ms"],
+                    **(
+                        {"speech_tone": TONE_NAMES[request.speech_tone]}
+                        if request.speech_tone is not None
+                        else {}
+                    ),
                 },
             )
         except asyncio.CancelledError:
@@ -334,6 +383,8 @@ class AskService:
             "total": len(passages),
             "stages": stages,
             "relaxed": envelope.relaxed is not None,
+            # Graph search per knowledge base (entities, triples, queries), when the plan used it.
+            "graph": stages.get("graph"),
             "hits": [
                 {
                     "n": p.n,
@@ -368,11 +419,14 @@ class AskService:
             yield "none", answers.no_evidence_reply(question)
             return
         elif not self._chat.configured:
-            yield "extractive", self._extractive(question, passages, readable)
+            yield "extractive", self._extractive(question, plan, passages, readable)
             return
         else:
             messages = answers.answer_messages(
-                question, passages, self._settings.ask.max_passage_chars
+                question,
+                passages,
+                self._settings.ask.max_passage_chars,
+                TONES.get(request.speech_tone) if request.speech_tone is not None else None,
             )
         streamed = False
         try:
@@ -385,12 +439,38 @@ class AskService:
                 yield "canned", ("\n\n" if streamed else "") + answers.canned_reply(question)
                 return
             prefix = "\n\n" if streamed else ""
-            yield "extractive", prefix + self._extractive(question, passages, readable)
+            yield "extractive", prefix + self._extractive(question, plan, passages, readable)
 
-    @staticmethod
-    def _extractive(question: str, passages: list[Passage], readable: list[KnowledgeBase]) -> str:
-        words = [w for kb in readable for w in kb.user_words]
-        text = answers.extractive_answer(question, passages, words)
+    def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
+        """Document mode and listings answer from what was asked for: no relevance floor."""
+        words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
+        asked_for = plan.mode == "document" or plan.listing
+        floor = 0.0 if asked_for else self._settings.ask.relevance_floor
+        return Extractor(words, floor)
+
+    def _exists(
+        self,
+        plan: SearchPlan,
+        question: str,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> bool:
+        """Evidence to answer from: passages, and without an LLM to judge them, passages that
+        hold enough of the question's content terms (the relevance floor)."""
+        if not passages or self._chat.configured:
+            return bool(passages)
+        return self._extractor(plan, readable).relevant(plan.query or question, passages)
+
+    def _extractive(
+        self,
+        question: str,
+        plan: SearchPlan,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        per_document = len(passages) if plan.listing else plan.limit
+        extractor = self._extractor(plan, readable)
+        text = extractor.answer(plan.query or question, passages, per_document)
         return text or answers.no_evidence_reply(question)
 
 

@@ -31,8 +31,11 @@ class Unauthorized(PlanragError):
 
 
 class Principal(BaseModel):
-    name: str
+    name: str  # for people: `key:NAME`, `user:NAME` (key names need not be unique)
     kind: str  # anonymous | api_key | user
+    # Unique and stable: `key:<key id>`, `user:<user id>`, `anonymous`. What a principal owns
+    # (conversations) is keyed by it, never by the name.
+    id: str = "anonymous"
     knowledge_bases: frozenset[str] | None = None  # None: every knowledge base
     admin: bool = False  # may manage keys and users (and read detailed health)
 
@@ -141,6 +144,7 @@ class AuthService:
             raise Unauthorized("invalid or revoked API key")
         return Principal(
             name=f"key:{record.name}",
+            id=f"key:{record.id}",
             kind="api_key",
             knowledge_bases=_scope(record.knowledge_bases),
             admin=record.admin,
@@ -195,6 +199,7 @@ class AuthService:
         # The scope is the user's current one, not the token's copy (changes apply at once).
         return Principal(
             name=f"user:{found[0].username}",
+            id=f"user:{found[0].id}",
             kind="user",
             knowledge_bases=_scope(found[0].knowledge_bases),
             admin=found[0].admin,

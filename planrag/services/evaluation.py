@@ -21,7 +21,7 @@ from planrag.core.strategies import StrategyName
 from planrag.core.types import DocumentMetadata, DocumentStatus
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.metrics import mrr_at, ndcg_at, percentile, recall_at
+from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, percentile, recall_at
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
 from planrag.services.runtime import Runtime
 
@@ -56,6 +56,10 @@ class EvalReport(BaseModel):
     ndcg_at_10: float = Field(serialization_alias="ndcg@10")
     recall_at_5: float = Field(serialization_alias="recall@5")
     recall_at_10: float = Field(serialization_alias="recall@10")
+    all_recall_at_10: float = Field(
+        serialization_alias="all_recall@10",
+        description="queries with every relevant document in the top 10 (multi-hop sets)",
+    )
     mrr_at_10: float = Field(serialization_alias="mrr@10")
     latency_ms: Latency
     queries: int
@@ -160,7 +164,7 @@ class EvalSession:
         judged = [(qid, text) for qid, text in dataset.queries.items() if dataset.qrels.get(qid)]
         if not judged:
             raise InvalidInput("no query has relevance judgements (qrels)")
-        totals = {"ndcg": 0.0, "r5": 0.0, "r10": 0.0, "mrr": 0.0}
+        totals = {"ndcg": 0.0, "r5": 0.0, "r10": 0.0, "all10": 0.0, "mrr": 0.0}
         latencies: list[float] = []
         for i, (qid, text) in enumerate(judged, start=1):
             body = RetrieveRequest.model_validate(
@@ -180,6 +184,7 @@ class EvalSession:
             totals["ndcg"] += ndcg_at(ranking, qrels, DEPTH)
             totals["r5"] += recall_at(ranking, qrels, 5)
             totals["r10"] += recall_at(ranking, qrels, DEPTH)
+            totals["all10"] += all_found_at(ranking, qrels, DEPTH)
             totals["mrr"] += mrr_at(ranking, qrels, DEPTH)
             if self.progress:
                 self.progress("query", i, len(judged))
@@ -188,6 +193,7 @@ class EvalSession:
             ndcg_at_10=round(totals["ndcg"] / n, 4),
             recall_at_5=round(totals["r5"] / n, 4),
             recall_at_10=round(totals["r10"] / n, 4),
+            all_recall_at_10=round(totals["all10"] / n, 4),
             mrr_at_10=round(totals["mrr"] / n, 4),
             latency_ms=Latency(
                 p50=round(percentile(latencies, 50), 2), p95=round(percentile(latencies, 95), 2)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from planrag.core.errors import InvalidInput, NotFound
+from planrag.core.types import KnowledgeBase
+from planrag.executors.graph import GraphSearch
 from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
@@ -129,6 +131,17 @@ class GraphExplorer:
         return GraphNeighbourhood(
             kb_id=kb_id, center=center, nodes=nodes, edges=links, truncated=truncated
         )
+
+    def about(
+        self, kb: KnowledgeBase, question: str, hops: int = 2, limit: int = 20
+    ) -> tuple[list[Entity], list[Edge]]:
+        """The entities and relations a question reaches in a KB's graph (spec 004's
+        background_search); nothing for a KB without a graph."""
+        store = self._graphs.for_kb(kb.graph_backend)
+        if store is None:
+            return [], []
+        result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
+        return result.entities[:limit], result.edges[:limit]
 
     def sources(self, kb_id: str, entity_id: str, limit: int = 50) -> EntitySources:
         store = self._store(kb_id)

@@ -21,6 +21,12 @@ def recall_at(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float
     return len(relevant.intersection(ranking[:k])) / len(relevant)
 
 
+def all_found_at(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+    """1 when every relevant document is in the top k (multi-hop: both gold paragraphs)."""
+    relevant = {doc for doc, rel in qrels.items() if rel > 0}
+    return 1.0 if relevant and relevant <= set(ranking[:k]) else 0.0
+
+
 def mrr_at(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
     for i, doc in enumerate(ranking[:k]):
         if qrels.get(doc, 0) > 0:

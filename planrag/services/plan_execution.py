@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import ModelUnavailable
+from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
+from planrag.services.document_listing import DocumentListing
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveFilters,
@@ -25,18 +26,25 @@ SORT_RELEVANCE_FLOOR = 0.5
 
 
 class PlanExecutor:
-    def __init__(self, retrieval: RetrievalService, max_passages: int) -> None:
+    def __init__(
+        self, retrieval: RetrievalService, max_passages: int, listing: DocumentListing
+    ) -> None:
         self._retrieval = retrieval
         self._max_passages = max_passages
+        self._listing = listing
 
     def execute(
         self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
     ) -> tuple[list[Passage], dict[str, Any]]:
         """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        if plan.listing:
+            listed, stages = self._listing.run(plan, kbs, self._max_passages)
+            return _numbered(listed), stages
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
         notes: list[str] = []
         failures: list[Exception] = []
+        graph: dict[str, Any] = {}  # knowledge base → what graph search did there
         for name in plan.knowledge_bases:
             try:
                 hits = self._retrieve(kbs[name], plan, question, notes)
@@ -47,6 +55,8 @@ class PlanExecutor:
                 continue
             per_kb[name] = len(hits)
             found.extend((name, h) for h in hits)
+            if hits and hits[0].graph_metadata is not None:
+                graph[name] = hits[0].graph_metadata.model_dump(mode="json")
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
         found.sort(key=lambda item: -item[1].score)
@@ -68,21 +78,10 @@ class PlanExecutor:
             found = dated + undated
         if plan.limit:
             found = found[: plan.limit]
-        found = found[: self._max_passages]
-        passages = [
-            Passage(
-                n=i,
-                chunk_id=hit.chunk_id,
-                doc_id=hit.doc_id,
-                knowledge_base=name,
-                title=hit.metadata.title,
-                date=hit.metadata.date,
-                score=round(hit.score, 4),
-                content=hit.content,
-            )
-            for i, (name, hit) in enumerate(found, start=1)
-        ]
+        passages = _numbered(found[: self._max_passages])
         stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
+        if graph:
+            stages["graph"] = graph
         if notes:
             stages["notes"] = notes
         return passages, stages
@@ -109,7 +108,17 @@ class PlanExecutor:
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
             reranker_threshold=plan.rerank.threshold,
+            enable_graph_search=plan.graph.enabled and kb.graph_backend != "none",
+            graph_hops=plan.graph.hops,
         )
+        if request.enable_graph_search:
+            try:
+                return self._retrieval.retrieve(kb.id, request)
+            except StoreUnavailable as exc:  # the graph server is down: the text still answers
+                notes.append(
+                    f"{kb.name}: graph search unavailable, searched without ({exc.message})"
+                )
+                request = request.model_copy(update={"enable_graph_search": False})
         try:
             skipped: list[str] = []
             hits = self._retrieval.retrieve(kb.id, request, skipped)
@@ -121,3 +130,19 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
+
+
+def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:
+    return [
+        Passage(
+            n=i,
+            chunk_id=hit.chunk_id,
+            doc_id=hit.doc_id,
+            knowledge_base=name,
+            title=hit.metadata.title,
+            date=hit.metadata.date,
+            score=round(hit.score, 4),
+            content=hit.content,
+        )
+        for i, (name, hit) in enumerate(found, start=1)
+    ]

@@ -11,8 +11,9 @@ from planrag.core.types import PlainText
 from planrag.llm.chat import ChatClient, Message
 from planrag.prompts import render
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.answers import Passage, extractive_answer, is_korean
+from planrag.services.answers import Passage, is_korean
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.extractive import Extractor
 from planrag.services.json_documents import check_yyyymmdd
 
 SUMMARY_DOCUMENTS = 5
@@ -57,6 +58,15 @@ class SummarizeResult(BaseModel):
     fallback_reason: str | None = None
 
 
+class ChatSource(BaseModel):
+    n: int
+    doc_id: str
+    title: str | None = None
+    knowledge_base: str
+    score: float
+    content: str
+
+
 class ChatResult(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
@@ -73,6 +83,10 @@ class ChatResult(BaseModel):
     query: str
     model: str
     response: str
+    # Grounded chat (knowledge bases given): the passages the answer may cite, and how it was made.
+    sources: list[ChatSource] | None = None
+    answer_source: str | None = None
+    trace_id: str | None = None
 
 
 class ModelList(BaseModel):
@@ -152,7 +166,7 @@ class PromptService:
                 result.fallback_reason = exc.message
         else:
             result.fallback_reason = "no LLM configured"
-        result.summary = extractive_answer(request.query, passages, [])
+        result.summary = Extractor(floor=0.0).answer(request.query, passages, None)
         result.fallback = "extractive"
         return result
 

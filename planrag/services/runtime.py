@@ -20,6 +20,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
+from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_retrieval import GraphRetrieval
@@ -31,6 +32,7 @@ from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
+from planrag.stores.conversations import ConversationStore
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
 from planrag.stores.graph import GraphStore
@@ -232,6 +234,15 @@ class Runtime:
         return AskService.build(
             self.settings, self.metadata, self.retrieval, self.chat, self.executors.strategies
         )
+
+    @cached_property
+    def conversations(self) -> ConversationService:
+        """Follow-up questions: standalone questions and the turns the server keeps."""
+        ask = self.settings.ask
+        store = ConversationStore(
+            self.metadata.engine, ask.conversation_max_turns, ask.conversation_ttl_days
+        )
+        return ConversationService(store, self.chat, ask, self.settings.planner)
 
     def warm_up(self) -> threading.Thread:
         """Load the default embedding model in the background so the first request is quick."""

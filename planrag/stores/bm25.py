@@ -103,15 +103,18 @@ class LexicalIndex:
             return None
         return np.asarray(self._retriever.get_scores(query), dtype=np.float32), bound
 
-    def scores_for(self, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
-        """Normalised scores of the given chunks (0 for chunks not in the index)."""
+    def scores_for(
+        self, tokens: list[str], chunk_ids: list[str], clip: bool = True
+    ) -> dict[str, float]:
+        """Normalised scores of the given chunks (0 for chunks not in the index); unclipped
+        (may exceed 1, ordered like raw BM25) when `clip` is false."""
         scored = self._scores(tokens)
         if scored is None:
             return dict.fromkeys(chunk_ids, 0.0)
         scores, bound = scored
-        position = self._positions
+        position, top = self._positions, 1.0 if clip else float("inf")
         return {
-            c: min(1.0, float(scores[position[c]]) / bound) if c in position else 0.0
+            c: min(top, float(scores[position[c]]) / bound) if c in position else 0.0
             for c in chunk_ids
         }
 
@@ -251,8 +254,10 @@ class BM25Store:
     ) -> list[LexicalHit]:
         return self.index(kb_id).search(tokens, k, where)
 
-    def scores_for(self, kb_id: str, tokens: list[str], chunk_ids: list[str]) -> dict[str, float]:
-        return self.index(kb_id).scores_for(tokens, chunk_ids)
+    def scores_for(
+        self, kb_id: str, tokens: list[str], chunk_ids: list[str], clip: bool = True
+    ) -> dict[str, float]:
+        return self.index(kb_id).scores_for(tokens, chunk_ids, clip)
 
     def drop(self, kb_id: str) -> None:
         with self._lock(kb_id):

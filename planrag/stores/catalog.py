@@ -76,27 +76,47 @@ class Catalog:
 
     def count_documents(self, kb_ids: Iterable[str], where: DocumentFilter) -> int:
         """Documents in these KBs that the filter leaves."""
-        conditions: list[ColumnElement[bool]] = [DocumentRow.kb_id.in_(list(kb_ids))]
-        if where.doc_ids:
-            conditions.append(DocumentRow.id.in_(where.doc_ids))
-        if where.authors:
-            conditions.append(DocumentRow.author.in_(where.authors))
-        if where.domains:
-            conditions.append(DocumentRow.domain.in_(where.domains))
-        if where.date_from:
-            conditions.append(DocumentRow.date >= where.date_from)
-        if where.date_to:
-            conditions.append(DocumentRow.date <= where.date_to)
-        if where.title_contains:
-            pattern = f"%{_escape_like(where.title_contains)}%"
-            conditions.append(
-                or_(
-                    DocumentRow.title.like(pattern, escape="\\"),
-                    DocumentRow.filename.like(pattern, escape="\\"),
-                )
-            )
         with self._engine.connect() as conn:
-            return int(conn.execute(select(func.count()).where(and_(*conditions))).scalar_one())
+            condition = and_(*_conditions(kb_ids, where))
+            return int(conn.execute(select(func.count()).where(condition)).scalar_one())
+
+    def list_documents(
+        self, kb_ids: Iterable[str], where: DocumentFilter, newest: bool, limit: int
+    ) -> list[str]:
+        """Ids of the completed documents the filter leaves, by date (newest or oldest first;
+        undated last, then by upload time)."""
+        date = DocumentRow.date.desc() if newest else DocumentRow.date.asc()
+        query = (
+            select(DocumentRow.id)
+            .where(*_conditions(kb_ids, where), DocumentRow.status == "completed")
+            .order_by(DocumentRow.date.is_(None), date, DocumentRow.created_at.desc())
+            .limit(limit)
+        )
+        with self._engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+
+def _conditions(kb_ids: Iterable[str], where: DocumentFilter) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = [DocumentRow.kb_id.in_(list(kb_ids))]
+    if where.doc_ids:
+        conditions.append(DocumentRow.id.in_(where.doc_ids))
+    if where.authors:
+        conditions.append(DocumentRow.author.in_(where.authors))
+    if where.domains:
+        conditions.append(DocumentRow.domain.in_(where.domains))
+    if where.date_from:
+        conditions.append(DocumentRow.date >= where.date_from)
+    if where.date_to:
+        conditions.append(DocumentRow.date <= where.date_to)
+    if where.title_contains:
+        pattern = f"%{_escape_like(where.title_contains)}%"
+        conditions.append(
+            or_(
+                DocumentRow.title.like(pattern, escape="\\"),
+                DocumentRow.filename.like(pattern, escape="\\"),
+            )
+        )
+    return conditions
 
 
 def _escape_like(value: str) -> str:

@@ -12,6 +12,7 @@ parameters separately), which retrieval shows as `graph_metadata`.
 
 from __future__ import annotations
 
+import heapq
 import re
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote, unquote
@@ -135,6 +136,13 @@ class EntityInfo(BaseModel):
 class GraphStats(BaseModel):
     entities: int = 0
     relations: int = 0
+
+
+def fuzzy_candidates(query: str, keys: list[str], limit: int) -> list[str]:
+    """Keys of ≥ 2 characters that contain `query` or are contained in it, closest length
+    first (the fuzzy step of `GraphStore.match`)."""
+    found = [k for k in keys if len(k) >= 2 and k != query and (query in k or k in query)]
+    return heapq.nsmallest(limit, found, key=lambda k: (abs(len(k) - len(query)), k))
 
 
 def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:

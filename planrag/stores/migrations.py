@@ -5,6 +5,7 @@ files and the DB's `alembic_version` row (a fast start for read-only CLI command
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,29 +30,43 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+def _run(engine: Engine, step: Callable[[Config], None]) -> None:
+    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.connect() as connection:
+        # SQLite alters a table in batch mode by copying it and dropping the original; with
+        # foreign keys on (as make_engine connects) that DROP cascades into every document and
+        # chunk. The pragma only works outside a transaction, so it is set before one begins.
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                cfg.attributes["connection"] = connection
+                step(cfg)
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     from alembic import command
 
-    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.upgrade(cfg, revision)
+    _run(engine, lambda cfg: command.upgrade(cfg, revision))
 
 
 def downgrade(engine: Engine, revision: str) -> None:
     from alembic import command
 
-    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.downgrade(cfg, revision)
+    _run(engine, lambda cfg: command.downgrade(cfg, revision))
 
 
 def head_revisions() -> set[str]:
     """The heads of the revision files (read as text: revisions nobody names as down)."""
     revisions, downs = set(), set()
     for script in (SCRIPT_LOCATION / "versions").glob("*.py"):
-        found = dict((k, v) for k, v in _REVISION.findall(script.read_text(encoding="utf-8")))
+        found = dict(_REVISION.findall(script.read_text(encoding="utf-8")))
         if "revision" in found:
             revisions.add(found["revision"])
             downs.add(found.get("down_revision", "None"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
@@ -34,6 +35,7 @@ from planrag.stores.graph import (
     Mention,
     Mentions,
     first_per_entity,
+    fuzzy_candidates,
 )
 from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
 
@@ -71,82 +73,85 @@ def _keys(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
     return [ox.Literal(k) for k in dict.fromkeys(keys)]
 
 
-EXISTING = PREFIXES + "SELECT ?key WHERE { $values GRAPH ?g { ?e sch:normalized ?key } }"
+EXISTING = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { $values ?e sch:normalized ?key } }"
 
 DELETE_DOCUMENT = PREFIXES + " ; ".join(
     [
         # relations only this document supports
-        "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { $values GRAPH ?g { ?src sch:documentId ?doc ."
+        "DELETE { GRAPH $graph { ?s ?p ?o } } WHERE { GRAPH $graph { $values"
+        " ?src sch:documentId ?doc ."
         " ?st rel:hasSource ?src ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ."
         " FILTER NOT EXISTS { ?st2 rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ;"
         " rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 . FILTER(?doc2 != ?doc) } } }",
         # the document's relation statements
-        "DELETE { GRAPH ?g { ?st ?x ?y } } WHERE { $values GRAPH ?g { ?src sch:documentId ?doc ."
+        "DELETE { GRAPH $graph { ?st ?x ?y } } WHERE { GRAPH $graph { $values"
+        " ?src sch:documentId ?doc ."
         " ?st rel:hasSource ?src ; rdf:subject ?s . ?st ?x ?y } }",
         # entities only this document mentions, with every triple about or pointing to them
-        "DELETE { GRAPH ?g { ?e ?p ?o . ?x ?q ?e } } WHERE { $values GRAPH ?g {"
+        "DELETE { GRAPH $graph { ?e ?p ?o . ?x ?q ?e } } WHERE { GRAPH $graph { $values"
         " ?src sch:documentId ?doc . ?e rel:hasSource ?src ; sch:normalized ?k ."
         " FILTER NOT EXISTS { ?e rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 ."
         " FILTER(?doc2 != ?doc) } { ?e ?p ?o } UNION { ?x ?q ?e } } }",
         # the remaining mentions of the document's chunks, and its source nodes
-        "DELETE { GRAPH ?g { ?e rel:hasSource ?src } } WHERE { $values GRAPH ?g {"
+        "DELETE { GRAPH $graph { ?e rel:hasSource ?src } } WHERE { GRAPH $graph { $values"
         " ?src sch:documentId ?doc . ?e rel:hasSource ?src } }",
-        "DELETE { GRAPH ?g { ?src ?x ?y } } WHERE { $values GRAPH ?g {"
+        "DELETE { GRAPH $graph { ?src ?x ?y } } WHERE { GRAPH $graph { $values"
         " ?src sch:documentId ?doc . ?src ?x ?y } }",
     ]
 )
 
-DROP = "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { $values GRAPH ?g { ?s ?p ?o } }"
+DROP = "DELETE { GRAPH $graph { ?s ?p ?o } } WHERE { GRAPH $graph { $values ?s ?p ?o } }"
 
-DOC_IDS = PREFIXES + "SELECT DISTINCT ?doc WHERE { $values GRAPH ?g { ?src sch:documentId ?doc } }"
+DOC_IDS = (
+    PREFIXES + "SELECT DISTINCT ?doc WHERE { GRAPH $graph { $values ?src sch:documentId ?doc } }"
+)
 
 MATCH_EXACT = PREFIXES + (
-    "SELECT ?q ?key ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?q ."
+    "SELECT ?q ?key ?name ?t WHERE { GRAPH $graph { $values ?e sch:normalized ?q ."
     " BIND(?q AS ?key) ?e rdfs:label ?name ; rdf:type ?t } }"
 )
-MATCH_FUZZY = PREFIXES + (
-    "SELECT ?q ?key ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?key ;"
-    " rdfs:label ?name ; rdf:type ?t }"
-    " FILTER(STRLEN(?key) >= 2 && (CONTAINS(?key, ?q) || CONTAINS(?q, ?key))) } LIMIT $limit"
-)
+ALL_KEYS = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { ?e sch:normalized ?key } }"
+KEYS_TTL_S = 30.0  # another process may write the same SPARQL server
 
-EXPAND = PREFIXES + (
-    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE {"
-    " { $values GRAPH ?g { ?s sch:normalized ?k . ?s ?p ?o . ?o sch:normalized ?ok }"
-    " BIND(?k AS ?sk) } UNION"
-    " { $values GRAPH ?g { ?o sch:normalized ?k . ?s ?p ?o . ?s sch:normalized ?sk }"
-    " BIND(?k AS ?ok) }"
-    " GRAPH ?g { ?s rdfs:label ?sn ; rdf:type ?st . ?o rdfs:label ?on ; rdf:type ?ot } }"
-    " LIMIT $limit"
+# One direction per query: a UNION of both makes oxigraph scan the graph (100× slower).
+EXPAND_OUT = PREFIXES + (
+    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s sch:normalized ?k ."
+    " BIND(?k AS ?sk) ?s ?p ?o . ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot ."
+    " ?s rdfs:label ?sn ; rdf:type ?st } } LIMIT $limit"
+)
+EXPAND_IN = PREFIXES + (
+    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?o sch:normalized ?k ."
+    " BIND(?k AS ?ok) ?s ?p ?o . ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st ."
+    " ?o rdfs:label ?on ; rdf:type ?ot } } LIMIT $limit"
 )
 
 MENTIONS = PREFIXES + (
-    "SELECT ?k ?chunk ?doc WHERE { $values GRAPH ?g { ?e sch:normalized ?k ; rel:hasSource ?src ."
-    " ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
+    "SELECT ?k ?chunk ?doc WHERE { GRAPH $graph { $values ?e sch:normalized ?k ;"
+    " rel:hasSource ?src . ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
 )
 
 ENTITIES = PREFIXES + (
-    "SELECT ?k ?name ?t WHERE { $values GRAPH ?g { ?e sch:normalized ?k ; rdfs:label ?name ;"
+    "SELECT ?k ?name ?t WHERE { GRAPH $graph { $values ?e sch:normalized ?k ; rdfs:label ?name ;"
     " rdf:type ?t } }"
 )
 SOURCE_COUNTS = PREFIXES + (
-    "SELECT ?k (COUNT(?src) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ;"
+    "SELECT ?k (COUNT(?src) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ;"
     " rel:hasSource ?src } } GROUP BY ?k"
 )
 DEGREES = PREFIXES + (
-    "SELECT ?k (COUNT(*) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ."
+    "SELECT ?k (COUNT(*) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ."
     " { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } GROUP BY ?k"
 )
 TOP = PREFIXES + (
-    "SELECT ?k (COUNT(?x) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k ."
+    "SELECT ?k (COUNT(?x) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ."
     " OPTIONAL { { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } }"
     " GROUP BY ?k ORDER BY DESC(?n) ?k LIMIT $limit"
 )
 COUNT_ENTITIES = PREFIXES + (
-    "SELECT (COUNT(?e) AS ?n) WHERE { $values GRAPH ?g { ?e sch:normalized ?k } }"
+    "SELECT (COUNT(?e) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k } }"
 )
 COUNT_RELATIONS = PREFIXES + (
-    "SELECT (COUNT(*) AS ?n) WHERE { $values GRAPH ?g { ?s ?p ?o . ?s sch:normalized ?a ."
+    "SELECT (COUNT(*) AS ?n) WHERE { GRAPH $graph { $values ?s ?p ?o . ?s sch:normalized ?a ."
     " ?o sch:normalized ?b } }"
 )
 
@@ -161,6 +166,7 @@ class OntologyGraphStore:
     def __init__(self, endpoint: SparqlEndpoint) -> None:
         self._endpoint = endpoint
         self._write_lock = threading.Lock()
+        self._key_cache: dict[str, tuple[float, list[str]]] = {}
 
     # ── helpers ────────────────────────────────────────────────────────────────────────
     def _select(self, template: str, kb_id: str, limit: int = 0, **values: list) -> list[Row]:
@@ -169,12 +175,11 @@ class OntologyGraphStore:
     def _render(
         self, template: str, kb_id: str, limit: int, values: dict[str, list]
     ) -> tuple[str, Bindings]:
-        bindings: Bindings = {"g": [graph_iri(kb_id)], **values}
-        text = render(template, bindings).replace("$limit", str(int(limit)))
-        return text, bindings
+        text = render(template, values, graph_iri(kb_id)).replace("$limit", str(int(limit)))
+        return text, values
 
     def _query(self, template: str, kb_id: str, limit: int, values: dict[str, list]) -> GraphQuery:
-        params: dict[str, object] = dict(shown({"g": [graph_iri(kb_id)], **values}))
+        params: dict[str, object] = {"graph": graph_iri(kb_id).value, **shown(values)}
         if "$limit" in template:
             params["limit"] = int(limit)
         return GraphQuery(language="sparql", text=template, params=params)
@@ -184,7 +189,8 @@ class OntologyGraphStore:
         """Named graphs exist as soon as they hold a triple: nothing to create."""
 
     def drop_graph(self, kb_id: str) -> None:
-        self._endpoint.update(render(DROP, {"g": [graph_iri(kb_id)]}))
+        self._endpoint.update(render(DROP, {}, graph_iri(kb_id)))
+        self._key_cache.pop(kb_id, None)
 
     def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
         if not chunks:
@@ -207,18 +213,22 @@ class OntologyGraphStore:
                 quads.extend(_chunk_quads(chunk, g))
             for start in range(0, len(quads), 5000):
                 self._endpoint.insert(quads[start : start + 5000])
+            self._key_cache.pop(kb_id, None)
 
     def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
         with self._write_lock:
             for doc_id in dict.fromkeys(doc_ids):
-                bindings: Bindings = {"g": [graph_iri(kb_id)], "doc": [ox.Literal(doc_id)]}
-                self._endpoint.update(render(DELETE_DOCUMENT, bindings))
+                bindings: Bindings = {"doc": [ox.Literal(doc_id)]}
+                self._endpoint.update(render(DELETE_DOCUMENT, bindings, graph_iri(kb_id)))
+            self._key_cache.pop(kb_id, None)
 
     # ── reads ──────────────────────────────────────────────────────────────────────────
     def doc_ids(self, kb_id: str) -> set[str]:
         return {r["doc"] for r in self._select(DOC_IDS, kb_id)}
 
     def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+        """Exact keys by SPARQL; fuzzy (containment) over the KB's key list, held in memory (a
+        SPARQL CONTAINS scan costs ~50 µs per entity in oxigraph)."""
         wanted = _keys([k for k in keys if k])
         query = self._query(MATCH_EXACT, kb_id, 0, {"q": wanted})
         if not wanted:
@@ -227,24 +237,37 @@ class OntologyGraphStore:
             EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=True)
             for r in self._select(MATCH_EXACT, kb_id, q=wanted)
         ]
-        missing = [q for q in wanted if q.value not in {m.query for m in found}]
-        fuzzy = [q for q in missing if len(q.value) >= 2]
-        if fuzzy:
-            query = self._query(MATCH_EXACT + " ;; " + MATCH_FUZZY, kb_id, limit, {"q": wanted})
-            rows = self._select(MATCH_FUZZY, kb_id, limit * len(fuzzy), q=fuzzy)
+        exact = {m.query for m in found}
+        fuzzy = [q.value for q in wanted if q.value not in exact and len(q.value) >= 2]
+        pairs = [(q, k) for q in fuzzy for k in fuzzy_candidates(q, self._all_keys(kb_id), limit)]
+        if pairs:
+            hits = {k for _, k in pairs}
+            rows = self._select(MATCH_EXACT, kb_id, q=_keys(sorted(hits)))
+            entities = {r["q"]: _entity(r["key"], r["name"], r["t"]) for r in rows}
             found += [
-                EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=False)
-                for r in rows
+                EntityMatch(query=q, entity=entities[k], exact=False)
+                for q, k in pairs
+                if k in entities
             ]
         return Matches(matches=first_per_entity(found, limit), query=query)
 
+    def _all_keys(self, kb_id: str) -> list[str]:
+        cached = self._key_cache.get(kb_id)
+        if cached is not None and time.monotonic() - cached[0] < KEYS_TTL_S:
+            return cached[1]
+        keys = [r["key"] for r in self._select(ALL_KEYS, kb_id)]
+        self._key_cache[kb_id] = (time.monotonic(), keys)
+        return keys
+
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
         values = {"k": _keys(keys)}
-        query = self._query(EXPAND, kb_id, limit, values)
+        query = self._query(EXPAND_OUT + " ;; " + EXPAND_IN, kb_id, limit, values)
         if not keys:
             return Expansion(query=query)
         edges, seen = [], set()
-        for r in self._select(EXPAND, kb_id, limit, **values):
+        rows = self._select(EXPAND_OUT, kb_id, limit, **values)
+        rows += self._select(EXPAND_IN, kb_id, limit, **values)
+        for r in rows:
             p = r["p"]
             if not p.startswith(RELATION) or p == HAS_SOURCE.value:
                 continue

@@ -203,3 +203,17 @@ class IndexVersionRow(Base):
     kb_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     kind: Mapped[str] = mapped_column(String(20), primary_key=True)
     version: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
+
+
+class ConversationRow(Base):
+    """A conversation's turns (what each left for the next: question, standalone question, KBs,
+    time, sources, answer), kept for follow-up questions; scoped to the principal that owns it."""
+
+    __tablename__ = "conversations"
+    __table_args__ = (Index("ix_conversations_updated_at", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    principal: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    turns: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)

@@ -204,3 +204,41 @@ def extract_entities(question: str) -> list[str]:
     found += [m.strip() for m in _LATIN_PROPER.findall(question.strip())]
     found += _ACRONYM.findall(question)
     return list(dict.fromkeys(e for e in found if len(e) >= 2))
+
+
+# ── questions ──────────────────────────────────────────────────────────────────────────
+_KO_CHAIN = re.compile(r"\S+의\s+\S+의\s+\S+")
+_KO_RELATIVE = re.compile(r"\S+[이가]\s+\S+인\s+\S+")
+_EN_NESTED = re.compile(
+    r"\b(?:the|a|an)\s+\w+\s+(?:that|which|who|whose)\s+\w+"  # the company that makes X
+    r"|\bof the \w+ (?:of|that|which|who)\b|\b\w+'s \w+'s\b",  # the CEO of the maker of X
+    re.IGNORECASE,
+)
+# Words that ask about a relation between named things.
+_RELATION_WORDS = re.compile(
+    r"CEO|CTO|대표|회장|사장|창업|설립|창립|소속|자회사|모회사|계열사|스승|제자|부모|자녀|아들|딸|"
+    r"남편|아내|배우자|형제|관계|연관|감독|저자|작가|출연|소유|인수|"
+    r"\b(?:found(?:ed|er|ing)?|co-founded|owns?|owned|acquired|subsidiary|parent|married|spouse|"
+    r"son|daughter|father|mother|brother|sister|directed|director|wrote|author|starred|member|"
+    r"works? for|employ\w*|located|headquarter\w*|relat\w+)\b",
+    re.IGNORECASE,
+)
+
+
+def question_pattern(question: str) -> str | None:
+    """The multi-hop pattern of a question: "A의 B의 C", "A가 B인 C", "nested", or None."""
+    for name, regex in (
+        ("A의 B의 C", _KO_CHAIN),
+        ("A가 B인 C", _KO_RELATIVE),
+        ("nested", _EN_NESTED),
+    ):
+        if regex.search(question):
+            return name
+    return None
+
+
+def is_relational(question: str) -> bool:
+    """Whether a question asks about named things' relations, or chains several steps."""
+    if question_pattern(question):
+        return True
+    return bool(find_mentions(question)) and bool(_RELATION_WORDS.search(question))

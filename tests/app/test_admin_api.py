@@ -4,6 +4,7 @@ server holds the data dir. Public health says nothing about the data."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -192,3 +193,22 @@ def test_a_server_file_left_by_a_dead_server_is_ignored(tmp_path: Path) -> None:
     assert announced_url(tmp_path) is None
     (tmp_path / SERVER_FILE).write_text(f'{{"url": "http://127.0.0.1:9", "pid": {os.getpid()}}}')
     assert announced_url(tmp_path) is None  # the process lives but nothing answers there
+
+
+def test_a_terminated_server_removes_its_announcement(tmp_path: Path) -> None:
+    """uvicorn re-raises SIGTERM after its graceful shutdown: the file must still go."""
+    import signal
+
+    from planrag.cli.admin_client import SERVER_FILE
+
+    with pytest.raises(SystemExit), announce(tmp_path, "0.0.0.0", 8123):
+        assert json.loads((tmp_path / SERVER_FILE).read_text())["url"] == "http://127.0.0.1:8123"
+        signal.raise_signal(signal.SIGTERM)
+    assert not (tmp_path / SERVER_FILE).exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+
+
+def test_the_admin_routes_answers_are_documented(server: dict[str, Any]) -> None:
+    paths = httpx.get(server["url"] + "/openapi.json").json()["paths"]
+    assert {"401", "403", "409", "422"} <= set(paths["/admin/users"]["post"]["responses"])
+    assert {"401", "403", "404"} <= set(paths["/admin/keys/{key}/revoke"]["post"]["responses"])

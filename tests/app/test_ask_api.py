@@ -88,7 +88,13 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(base_url=llm_url, api_key="k", model="test-model", timeout_s=3.0)
+        llm = LLMSettings(
+            base_url=llm_url,
+            api_key="k",
+            model="test-model",
+            timeout_s=3.0,
+            allowed_models=["other-model"],
+        )
         yield from _served(tmp_path_factory.mktemp("llm"), embedders, llm, script)
 
 
@@ -313,7 +319,13 @@ def test_plan_weights_reach_the_title_weighted_search(with_llm: Served) -> None:
 def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: EmbedderRegistry) -> None:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(base_url=llm_url, api_key="k", model="test-model", timeout_s=3.0)
+        llm = LLMSettings(
+            base_url=llm_url,
+            api_key="k",
+            model="test-model",
+            timeout_s=3.0,
+            allowed_models=["other-model"],
+        )
         settings = Settings(_env_file=None, data_dir=tmp_path, llm=llm)  # type: ignore[call-arg]
         settings.ask.heartbeat_s = 0.2
         with serve(create_app(settings, embedders)) as url:

@@ -5,6 +5,7 @@ OAuth2 password flow; the planner, SSE answers and traces see only the caller's 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,7 @@ def write_routes(kb_id: str, file_id: str, own: str) -> list[tuple[str, str, dic
         ),  # upload
         ("POST", "/rag/insert", {"json": news(domain="scratch", title="새 문서")}),  # insert
         ("POST", "/rag/insert", {"json": moved}),  # replace / move by stable id
+        ("POST", f"/api/knowledge-bases/{kb_id}/reindex", {"json": {}}),  # reindex
         ("DELETE", f"/api/knowledge-bases/{kb_id}/documents/{file_id}", {}),  # delete doc
         (
             "DELETE",
@@ -279,6 +281,8 @@ def scratch_state(setup: dict[str, Any], kb_id: str) -> object:
     return (
         kb["name"],
         kb["top_k"],
+        kb["vector_generation"],
+        kb["reindex"],
         sorted(d["id"] for d in docs),
         doc["domain"],
         [p["text"] for p in doc["passages"]],
@@ -314,8 +318,18 @@ def test_write_routes_serve_a_key_of_the_scope(setup, scratch) -> None:  # type:
         else:
             assert response.status_code < 300, (method, path, response.text)
         client.app.state.runtime.ingestion.wait(timeout=120)  # type: ignore[attr-defined]
+        if path.endswith("/reindex"):
+            wait_for_reindex(client, path, writer)
     gone = call(client, "GET", f"/api/knowledge-bases/{scratch['kb_id']}", setup["admin"])
     assert gone.status_code == 404
+
+
+def wait_for_reindex(client: TestClient, path: str, key: str) -> None:
+    deadline = time.monotonic() + 120
+    while (status := call(client, "GET", path, key).json()["status"]) == "running":
+        assert time.monotonic() < deadline, "reindex still running"
+        time.sleep(0.1)
+    assert status == "completed"
 
 
 def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) -> None:  # type: ignore[no-untyped-def]
@@ -333,3 +347,36 @@ def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) ->
     missing = call(client, "POST", "/ai/v2/ask", hr, json={**body, "doc_id": unknown})
     assert outside.status_code == missing.status_code == 404
     assert outside.json()["error"]["code"] == missing.json()["error"]["code"]
+    # Another KB's document through one's own KB path: unknown there, and left alone.
+    own = f"/api/knowledge-bases/{setup['kbs']['hr']}/documents"
+    for method, suffix in (("GET", ""), ("GET", "/chunks"), ("DELETE", "")):
+        outside = call(client, method, f"{own}/{internal}{suffix}", hr)
+        missing = call(client, method, f"{own}/{unknown}{suffix}", hr)
+        assert outside.status_code == missing.status_code == 404, (method, suffix)
+        assert outside.json()["error"]["code"] == missing.json()["error"]["code"]
+    news_doc = {"doc_id": "20240315-메타버스-뉴스"}
+    kept = call(client, "GET", "/rag/document", setup["admin"], params=news_doc)
+    assert kept.status_code == 200 and kept.json()["domain"] == "news"
+
+
+def test_conversations_belong_to_one_credential_not_to_a_name(setup: dict[str, Any]) -> None:
+    """Two keys with the same name are two principals: one never sees the other's turns."""
+    client = setup["client"]
+    auth = client.app.state.runtime.auth  # type: ignore[attr-defined]
+    news_twin, _ = auth.create_key("twin", ["news"])
+    hr_twin, _ = auth.create_key("twin", ["hr"])
+    body = {
+        "question": "메타버스 알려줘",
+        "now": "2025-11-21T10:00:00",
+        "conversation_id": "c-twin",
+    }
+    asked = call(client, "POST", "/ai/v2/ask", news_twin, json=body)
+    assert asked.status_code == 200 and "메타버스" in asked.text
+    own = call(client, "GET", "/ai/v2/conversations/c-twin", news_twin)
+    assert own.status_code == 200 and "메타버스는 비대면" in own.text
+    other = call(client, "GET", "/ai/v2/conversations/c-twin", hr_twin)
+    assert other.status_code == 404 and "메타버스는 비대면" not in other.text
+    listed = call(client, "GET", "/ai/v2/conversations", hr_twin).json()
+    assert "c-twin" not in [c["id"] for c in listed]
+    assert call(client, "DELETE", "/ai/v2/conversations/c-twin", hr_twin).status_code == 404
+    assert call(client, "GET", "/ai/v2/conversations/c-twin", news_twin).status_code == 200

@@ -255,7 +255,7 @@ def test_reindex_route_runs_in_the_background_and_reports(client: TestClient) ->
     route = f"/api/knowledge-bases/{kb['id']}/reindex"
     assert client.get(route).status_code == 404
     bad = client.post(route, json={"embedding_model": "some-org/not-a-local-model"})
-    assert bad.status_code == 503 and bad.json()["error"]["code"] == "model_unavailable"
+    assert bad.status_code == 400 and "ALLOWED_MODELS" in bad.json()["error"]["message"]
     started = client.post(route, json={"embedding_model": kb["embedding_model"]})
     assert started.status_code == 202, started.text
     assert started.json()["status"] == "running" and started.json()["generation"] == 1

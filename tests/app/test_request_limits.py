@@ -159,6 +159,21 @@ def test_an_embedding_model_off_the_list_is_a_400_that_reveals_nothing(client: T
     assert chosen.status_code == 201 and chosen.json()["embedding_model"] == E5_MODEL
 
 
+def test_a_reindex_with_a_model_off_the_list_is_the_same_400(client: TestClient) -> None:
+    kb = client.post("/api/knowledge-bases", json={"name": "reindexed"}).json()
+    bodies = set()
+    for model in PROBES:
+        response = client.post(
+            f"/api/knowledge-bases/{kb['id']}/reindex", json={"embedding_model": model}
+        )
+        assert response.status_code == 400, (model, response.text)
+        bodies.add(response.text)
+    assert len(bodies) == 1
+    assert not any(client.app.state.runtime.embedders.is_loaded(m) for m in PROBES)  # type: ignore[attr-defined]
+    after = client.get(f"/api/knowledge-bases/{kb['id']}").json()
+    assert (after["vector_generation"], after["reindex"]) == (0, None)
+
+
 def test_the_allow_list_is_a_setting() -> None:
     registry = EmbedderRegistry(EmbeddingSettings(allowed_models=["my-org/my-model"]))
     assert registry.check_allowed("my-org/my-model") == "my-org/my-model"
@@ -167,3 +182,14 @@ def test_the_allow_list_is_a_setting() -> None:
     assert default.check_allowed("sentence-transformers/all-MiniLM-L6-v2")
     with pytest.raises(InvalidInput):
         registry.check_allowed("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_the_413_is_documented_wherever_a_body_is_taken(app: FastAPI) -> None:
+    paths = app.openapi()["paths"]
+    for path, method in (
+        ("/rag/insert", "post"),
+        ("/api/knowledge-bases", "post"),
+        ("/api/knowledge-bases/{kb_id}/documents", "post"),
+        ("/ai/v2/ask", "post"),
+    ):
+        assert "413" in paths[path][method]["responses"], (path, method)

@@ -82,3 +82,20 @@ def test_calibration_is_deterministic(embedders, pairs) -> None:
     assert _quality(embedders.get(), tokenizer, pairs) == _quality(
         embedders.get(), tokenizer, pairs
     )
+
+
+def test_e5_calibration_gives_korean_a_dense_weight_on_its_own_scale() -> None:
+    """e5 reads Korean: calibrated on Korean halves its leg carries weight, and the baseline it
+    measures (the cosine unrelated passages get, ~0.8 for e5) is what hybrid rescales by."""
+    from planrag.core.settings import EmbeddingSettings
+    from planrag.executors.hybrid import rescale
+    from planrag.llm.embedders import EmbedderRegistry
+
+    e5 = EmbedderRegistry(EmbeddingSettings(threads=1)).get()
+    korean = _quality(e5, LexicalTokenizer(), KOREAN)
+    assert korean.dense_mrr > 0.6
+    assert weights_for(korean)[0] > 0.4
+    assert korean.dense_base is not None and 0.5 < korean.dense_base < 0.95
+    assert rescale(korean.dense_base, korean.dense_base) == 0.0
+    assert rescale(1.0, korean.dense_base) == 1.0
+    assert rescale(0.42, None) == 0.42  # a calibration without a baseline: cosine as is

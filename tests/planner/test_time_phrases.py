@@ -249,6 +249,7 @@ def test_phrase_tables(question: str, now: str, start: str, end: str) -> None:
 NOT_TIME = [
     "좋은 하루 되세요",
     "하루 종일 회의만 했다",
+    "하루 내내 비가 왔다",
     "이틀 연속 상승한 종목",
     "열흘 넘게 이어진 파업",
     "help me with the quarterly report",

@@ -91,6 +91,7 @@ def test_eval_command_prints_exactly_the_documented_keys(tmp_path: Path) -> None
         "ndcg@10",
         "recall@5",
         "recall@10",
+        "all_recall@10",
         "mrr@10",
         "latency_ms",
         "queries",

@@ -3,6 +3,8 @@ graph metadata on every hit, the fallback, the boost, and the refusals."""
 
 from __future__ import annotations
 
+import json
+
 from fastapi.testclient import TestClient
 
 from planrag.executors.graph import GraphHit, analyse, merge
@@ -135,3 +137,40 @@ def test_question_analysis() -> None:
         and "iphone" not in nested.relation_hints
     )
     assert not analyse("What is the weather in Busan?", 1).multi_hop
+
+
+def sse(text: str) -> dict[str, dict]:
+    found, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:") and name:
+            found.setdefault(name, json.loads(line[5:]))
+    return found
+
+
+def test_ask_and_background_search_use_the_graph(client: TestClient) -> None:
+    graph_kb(client)
+    question = "일론 머스크가 CEO인 회사는?"
+    response = client.post("/ai/v2/ask", json={"question": question, "knowledge_bases": ["g"]})
+    assert response.status_code == 200, response.text
+    stream = sse(response.text)
+    plan = stream["search_plan"]["plan"]
+    assert plan["graph"] == {"enabled": True, "hops": 2}
+    graph = stream["search_result"]["graph"]["g"]
+    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    files = {p["title"] for p in stream["context"]["passages"]}
+    assert {"musk.txt", "rocket.txt"} <= files
+
+    background = client.post(
+        "/api/v1/retrieve",
+        json={"query": question, "resources": ["rag://g"], "background_search": True},
+    ).json()["result"]
+    names = [e["entity"] for e in background["entities"]]
+    assert names[0] == "일론 머스크" and "SpaceX" in names
+    assert {"entity1": "일론 머스크", "entity2": "SpaceX"}.items() <= background["relationships"][
+        0
+    ].items()
+    assert background["metadata"]["total_entities"] == len(names)
+    assert background["metadata"]["total_relationships"] == len(background["relationships"])
+    assert background["metadata"]["note"] is None

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, KnowledgeBaseNotFound
 from planrag.core.types import Chunk, ChunkKind, DocumentMetadata, DocumentStatus, KnowledgeBase
@@ -54,6 +54,82 @@ def test_migrations_upgrade_downgrade_upgrade(db_url: str) -> None:
     migrations.upgrade(engine)
     assert set(inspect(engine).get_table_names()) >= TABLES
     migrations.upgrade(engine)  # already at head: a no-op
+    engine.dispose()
+
+
+def _insert(conn, table: str, values: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+    columns = {c["name"] for c in inspect(conn).get_columns(table)}
+    row = {k: v for k, v in values.items() if k in columns}
+    conn.execute(
+        text(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join(':' + k for k in row)})"),
+        row,
+    )
+
+
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004_queue", "0006_graph"])
+def test_upgrading_keeps_every_document_and_chunk(tmp_path: Path, start: str) -> None:
+    """SQLite batch migrations copy a table and drop the original: with foreign keys on, that
+    DROP cascaded into every document and chunk (0003 and 0007 alter knowledge_bases)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    migrations.upgrade(engine, start)
+    stamp = datetime(2024, 1, 1)
+    with engine.begin() as conn:
+        _insert(
+            conn,
+            "knowledge_bases",
+            {
+                "id": "k",
+                "name": "n",
+                "description": "",
+                "top_k": 5,
+                "score_threshold": 0.0,
+                "metric": "COSINE",
+                "chunking": "{}",
+                "embedding_model": "m",
+                "embedding_dim": 4,
+                "graph_backend": "none",
+                "user_words": "[]",
+                "vector_store": "milvus",
+                "created_at": stamp,
+                "updated_at": stamp,
+            },
+        )
+        _insert(
+            conn,
+            "documents",
+            {
+                "id": "d",
+                "kb_id": "k",
+                "filename": "f",
+                "file_type": "txt",
+                "status": "completed",
+                "size": 1,
+                "content_hash": "h",
+                "chunk_count": 1,
+                "tags": "[]",
+                "created_at": stamp,
+                "updated_at": stamp,
+            },
+        )
+        _insert(
+            conn,
+            "chunks",
+            {
+                "id": "c",
+                "doc_id": "d",
+                "position": 0,
+                "text": "t",
+                "kind": "chunk",
+                "start": 0,
+                "end": 1,
+            },
+        )
+    migrations.upgrade(engine)
+    store = MetadataStore(engine)
+    assert [c.id for c in store.list_chunks("d")] == ["c"]
+    assert store.get_kb("k").vector_generation == 0
+    with engine.connect() as conn:  # foreign keys are back on for the app
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     engine.dispose()
 
 

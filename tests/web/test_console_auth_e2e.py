@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from tests.web.console import CHROMIUM_ARGS, ServerProcess, ensure_console_built, require_chromium
 
 pytestmark = pytest.mark.slow
+expect.set_options(timeout=30_000)  # a loaded 2-core machine is slow; nothing here is timed
 
 AUTH_ENV = {
     "PLANRAG_AUTH__ENABLED": "true",

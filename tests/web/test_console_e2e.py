@@ -14,18 +14,21 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from planrag.planner.schema import SearchPlan
+from planrag.planner.schema import Filters, SearchPlan, TimeFilter
 from tests.ingest.pdfs import make_pdf
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.web.console import CHROMIUM_ARGS, ServerProcess, ensure_console_built, require_chromium
 
 pytestmark = pytest.mark.slow
+expect.set_options(timeout=30_000)  # a loaded 2-core machine is slow; nothing here is timed
 
 KB_NAME = "사내 규정"
 PDF_PAGES = [
@@ -42,6 +45,11 @@ GRAPH_TEXT = (
     "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다. "
     "Starship은 Boca Chica에서 발사된다. 일론 머스크는 테슬라의 창업자다."
 )
+QUESTION = "This week's policy: how many days a week can employees work remotely?"
+TODAY = datetime.now(ZoneInfo("Asia/Seoul")).date()
+MONDAY = TODAY - timedelta(days=TODAY.weekday())
+STANDALONE = "What equipment does the company lend to employees working remotely?"
+FOLLOW_UP_ANSWER = "The company lends a laptop and a monitor for home offices [1]."
 ANSWER = "Employees may work remotely up to three days per week [1]. A laptop is lent [1]."
 TIMEOUT_MS = 120_000
 
@@ -130,6 +138,8 @@ def test_dashboard_creates_a_knowledge_base(page: Page, shots: Path) -> None:
     dialog.get_by_label("이름").fill(KB_NAME)
     dialog.get_by_label("설명").fill("인사 규정과 원격 근무 지침")
     dialog.get_by_label("청킹 전략").select_option("context_aware")
+    dialog.get_by_label("청크 크기").fill("80")  # one chunk per PDF page
+    dialog.get_by_label("오버랩").fill("0")
     page.screenshot(path=shots / "create-kb.png")
     dialog.get_by_role("button", name="만들기").click()
     expect(page).to_have_url(re.compile(r"/kb/[0-9a-f-]{36}$"))
@@ -153,6 +163,7 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     expect(page.get_by_text("선택한 파일 3개")).to_be_visible()
     page.get_by_text("메타데이터 (선택)").click()
     page.get_by_label("작성자").fill("인사팀")
+    page.get_by_label("날짜").fill(TODAY.isoformat())
     page.get_by_role("button", name="업로드").click()
     # The first indexing loads Kiwi, which can stall a loaded machine's server for a while.
     expect(page.get_by_text("3개 파일을 올렸습니다")).to_be_visible(timeout=TIMEOUT_MS)
@@ -175,11 +186,14 @@ def test_upload_a_korean_pdf_and_english_markdown_until_completed(
     # The chunk viewer shows the PDF's Korean text.
     pdf_row = page.locator("[data-testid=document-row][data-filename='연차규정.pdf']")
     pdf_row.get_by_role("button", name="청크 보기").click()
+    expect(page.get_by_test_id("chunk-list").locator("li")).to_have_count(2)
     expect(page.get_by_test_id("chunk-list")).to_contain_text("15일의 연차 휴가")
     page.keyboard.press("Escape")
 
     docs = httpx.get(f"{server.url}/api/knowledge-bases/{State.kb_id}/documents").json()
-    assert {d["metadata"]["author"] for d in docs} == {"인사팀"}
+    assert {(d["metadata"]["author"], d["metadata"]["date"]) for d in docs} == {
+        ("인사팀", TODAY.isoformat())
+    }
 
     page.goto("/")
     card = page.get_by_test_id("kb-card").filter(has_text=KB_NAME)
@@ -211,20 +225,30 @@ def test_playground_finds_the_right_chunk_first(page: Page, shots: Path) -> None
     hits = page.get_by_test_id("hit")
     expect(hits.first).to_be_visible()
     expect(hits.first.get_by_test_id("hit-content")).to_contain_text("15일의 연차 휴가")
+    expect(hits.first.get_by_test_id("hit-content")).not_to_contain_text("출장비")  # page 2
     assert 1 <= hits.count() <= 3  # the KB's Top K, set in the previous test
     expect(hits.first.get_by_test_id("fusion")).to_be_visible()  # hybrid says how it fused
     page.screenshot(path=shots / "playground.png")
 
 
 def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, shots: Path) -> None:
-    plan = SearchPlan(knowledge_bases=[KB_NAME], strategy="hybrid", rationale="remote work policy")
+    plan = SearchPlan(
+        knowledge_bases=[KB_NAME],
+        strategy="hybrid",
+        rationale="remote work policy of this week",
+        filters=Filters(
+            time=TimeFilter(
+                **{"from": MONDAY.isoformat()}, to=TODAY.isoformat(), expression="this week"
+            )
+        ),
+    )
     script.replies += [
         Reply(json.dumps(plan.model_dump(by_alias=True), ensure_ascii=False)),
         Reply(ANSWER, chunk_delay_s=0.05),
     ]
     page.goto("/ask")
     page.get_by_label(KB_NAME).check()
-    page.get_by_test_id("ask-question").fill("How many days a week can employees work remotely?")
+    page.get_by_test_id("ask-question").fill(QUESTION)
     page.get_by_test_id("ask-question").press("Enter")
 
     box = page.get_by_test_id("answer-box")
@@ -239,7 +263,12 @@ def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, sh
     expect(card.get_by_test_id("plan-source")).to_have_text("llm")
     expect(card.get_by_test_id("plan-strategy")).to_contain_text("hybrid")
     expect(card.get_by_test_id("plan-kbs")).to_have_text(KB_NAME)
-    expect(card.get_by_test_id("plan-time")).to_have_text("전체 기간")
+    # The time range the LLM read from "this week" (the documents are dated today: kept).
+    expect(card.get_by_test_id("plan-time")).to_contain_text(
+        f"{MONDAY.isoformat()} ~ {TODAY.isoformat()}"
+    )
+    expect(card.get_by_test_id("plan-time")).to_contain_text("this week")
+    expect(card.get_by_test_id("plan-relaxed")).to_have_count(0)
 
     citation = page.locator("a.citation[data-citation='1']").first
     citation.click()
@@ -249,12 +278,34 @@ def test_ask_streams_a_cited_answer_with_the_plan(page: Page, script: Script, sh
     page.screenshot(path=shots / "ask.png")
 
 
-def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
-    page.get_by_test_id("open-trace").click()
-    expect(page).to_have_url(re.compile(r"/traces/[0-9a-f-]{36}$"))
-    expect(page.get_by_test_id("trace-question")).to_have_text(
-        "How many days a week can employees work remotely?"
+def test_a_follow_up_continues_the_conversation(page: Page, script: Script, shots: Path) -> None:
+    # The LLM rewrites the follow-up into a standalone question, plans it, answers it.
+    plan = SearchPlan(knowledge_bases=[KB_NAME], strategy="hybrid", rationale="equipment")
+    script.replies += [
+        Reply(json.dumps({"standalone": STANDALONE})),
+        Reply(json.dumps(plan.model_dump(by_alias=True), ensure_ascii=False)),
+        Reply(FOLLOW_UP_ANSWER),
+    ]
+    page.get_by_test_id("ask-question").fill("And what do they get for it?")
+    page.get_by_test_id("ask-question").press("Enter")
+    expect(page.get_by_test_id("answer-box")).to_have_attribute("data-status", "done")
+    expect(page.get_by_test_id("answer-box").get_by_test_id("answer")).to_have_text(
+        FOLLOW_UP_ANSWER
     )
+    expect(page.get_by_test_id("past-turn")).to_have_count(1)
+    expect(page.get_by_test_id("past-turn")).to_contain_text(ANSWER)
+    followup = page.get_by_test_id("plan-card").get_by_test_id("plan-followup")
+    expect(followup).to_contain_text(STANDALONE)
+    expect(followup).to_contain_text("llm")
+    condense = script.requests[-3]
+    assert QUESTION in json.dumps(condense["messages"], ensure_ascii=False)  # the history went in
+    page.screenshot(path=shots / "ask-follow-up.png")
+
+
+def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
+    page.get_by_test_id("past-turn").get_by_role("link", name="트레이스 열기").click()
+    expect(page).to_have_url(re.compile(r"/traces/[0-9a-f-]{36}$"))
+    expect(page.get_by_test_id("trace-question")).to_have_text(QUESTION)
     expect(page.get_by_test_id("plan-card").get_by_test_id("plan-source")).to_have_text("llm")
     expect(page.get_by_test_id("trace-timings")).to_contain_text("answer")
     expect(page.get_by_test_id("answer")).to_contain_text("three days per week")
@@ -324,3 +375,21 @@ def test_graph_view_of_a_graph_knowledge_base(page: Page, shots: Path) -> None:
     expect(sources).to_contain_text("spacex.txt")
     expect(sources).to_contain_text("일론 머스크는 SpaceX의 CEO이다")
     page.screenshot(path=shots / "graph.png")
+
+    # Graph search in the playground shows what the graph contributed.
+    page.goto(f"/kb/{graph_kb}/test")
+    page.get_by_test_id("playground-query").fill("일론 머스크가 CEO인 회사는?")
+    page.get_by_label("그래프 검색").check()
+    page.get_by_role("button", name="검색").click()
+    meta = page.get_by_test_id("graph-metadata")
+    expect(meta).to_contain_text("ontology")
+    expect(meta).to_contain_text("일론 머스크")
+    expect(page.get_by_test_id("hit").first).to_contain_text("SpaceX")
+    page.screenshot(path=shots / "playground-graph.png")
+
+    # Deleting the knowledge base asks first, then returns to the dashboard without it.
+    page.get_by_role("button", name="지식 베이스 삭제").click()
+    page.get_by_test_id("confirm-delete").click()
+    expect(page.get_by_role("heading", name="지식 베이스", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("kb-card").filter(has_text="우주 산업")).to_have_count(0)
+    expect(page.get_by_test_id("kb-card").filter(has_text=KB_NAME)).to_have_count(1)

@@ -17,14 +17,19 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("knowledge_bases") as batch:
-        batch.add_column(
-            sa.Column("vector_generation", sa.Integer, nullable=False, server_default=sa.text("0"))
-        )
-        batch.add_column(sa.Column("reindex", sa.JSON, nullable=True))
+    # Plain ADD COLUMN, never batch mode: on SQLite a batch "move and copy" drops and recreates
+    # knowledge_bases, and with foreign keys on that cascades into every document.
+    op.add_column(
+        "knowledge_bases",
+        sa.Column("vector_generation", sa.Integer, nullable=False, server_default=sa.text("0")),
+    )
+    op.add_column("knowledge_bases", sa.Column("reindex", sa.JSON, nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("knowledge_bases") as batch:
-        batch.drop_column("reindex")
-        batch.drop_column("vector_generation")
+    # SQLite ≥ 3.35 drops a column in place (no table copy, no cascade).
+    for column in ("reindex", "vector_generation"):
+        if op.get_bind().dialect.name == "sqlite":
+            op.execute(f"ALTER TABLE knowledge_bases DROP COLUMN {column}")
+        else:
+            op.drop_column("knowledge_bases", column)

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.ask import AskRequest, PlanRequest
+from planrag.services.ask import PlanRequest
+from planrag.services.conversations import ConversationRequest
+from planrag.stores.conversations import ConversationNotFound
 from planrag.stores.traces import Trace, TraceSummary
 
 router = APIRouter(prefix="/ai/v2", tags=["ask (spec 002)"])
@@ -55,15 +60,25 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
     openapi_extra={"requestBody": {"content": {"application/json": {"example": ASK_EXAMPLE}}}},
 )
 async def ask(
-    request: AskRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
+    body: ConversationRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
 ) -> EventSourceResponse:
-    await run_in_threadpool(_names, request, access)
-    for name in request.knowledge_bases or []:
+    await run_in_threadpool(_names, body, access)
+    for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
+    # A follow-up becomes a standalone question (with the previous turn's KBs and document).
+    prepared = await run_in_threadpool(runtime.conversations.prepare, body, principal.id)
+    request = prepared.request
     readable = await run_in_threadpool(access.readable)
+    allowed = {kb.name for kb in readable}
+    if request.knowledge_bases and not body.knowledge_bases:
+        # KBs carried from the previous turn that the caller may no longer read are dropped
+        kept = [name for name in request.knowledge_bases if name in allowed]
+        request = request.model_copy(update={"knowledge_bases": kept or None})
     # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
     scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
-    events = runtime.ask.ask(request, scope, readable, principal.name)
+    events = runtime.conversations.record(
+        runtime.ask.ask(request, scope, readable, principal.name, prepared.followup), prepared
+    )
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:
@@ -121,3 +136,51 @@ async def get_trace(
 ) -> Trace:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
     return await run_in_threadpool(runtime.ask.traces.get, trace_id, readable)
+
+
+class ConversationSummary(BaseModel):
+    id: str
+    updated_at: datetime
+    turns: int
+
+
+@router.get(
+    "/conversations",
+    response_model=list[ConversationSummary],
+    summary="The caller's conversations, most recent first",
+)
+async def list_conversations(
+    runtime: RuntimeDep, principal: PrincipalDep, limit: int = Query(default=50, ge=1, le=500)
+) -> list[ConversationSummary]:
+    rows = await run_in_threadpool(runtime.conversations.store.list, principal.id, limit)
+    return [ConversationSummary(id=i, updated_at=u, turns=n) for i, u, n in rows]
+
+
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=list[Turn],
+    summary="One conversation's turns (question, standalone question, KBs, sources, answer)",
+    responses={404: {"description": "no such conversation of the caller"}},
+)
+async def get_conversation(
+    conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
+) -> list[Turn]:
+    turns = await run_in_threadpool(
+        runtime.conversations.store.turns, conversation_id, principal.id
+    )
+    if turns is None:
+        raise ConversationNotFound(f"conversation '{conversation_id}' not found")
+    return [Turn.model_validate(t) for t in turns]
+
+
+@router.delete(
+    "/conversations/{conversation_id}",
+    status_code=204,
+    summary="Forget a conversation",
+    responses={404: {"description": "no such conversation of the caller"}},
+)
+async def delete_conversation(
+    conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
+) -> Response:
+    await run_in_threadpool(runtime.conversations.store.delete, conversation_id, principal.id)
+    return Response(status_code=204)

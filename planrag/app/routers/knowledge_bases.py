@@ -74,8 +74,12 @@ def reindex_knowledge_base(
 ) -> ReindexStatus:
     """Re-embed every chunk with another model (default: the configured one) in the background.
     The old vectors serve until the new ones are complete, then the KB switches at once. 409
-    while one runs; 503 when the model cannot be loaded. Follow it with GET."""
+    while one runs; 503 when the model cannot be loaded; 400 for a model off
+    PLANRAG_EMBEDDING__ALLOWED_MODELS (decided on the name: nothing is probed or downloaded).
+    Follow it with GET."""
     model = body.embedding_model if body else None
+    if model:  # a caller's choice: only from the allow-list (the CLI's operator may choose any)
+        model = runtime.embedders.check_allowed(model)
     return runtime.reindex.start(kb_id, model)
 
 

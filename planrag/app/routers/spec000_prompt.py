@@ -12,12 +12,16 @@ from fastapi import APIRouter, Body, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
+from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
-from planrag.core.errors import LLMUnavailable
+from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound, PlanragError
+from planrag.services.ask import LLMChoice
+from planrag.services.conversations import ChatMessage, ConversationRequest
 from planrag.services.prompting import (
     ChatResult,
+    ChatSource,
     ModelList,
     PromptService,
     SummarizeRequest,
@@ -120,11 +124,22 @@ def summarize(
 class ChatBody(BaseModel):
     query: str = Field(min_length=1, max_length=20000, examples=["메타버스란 무엇인가요?"])
     model: str | None = Field(default=None, max_length=200, examples=["llama2"])
+    knowledge_bases: list[str] | None = Field(
+        default=None,
+        max_length=20,
+        description="ground the answer in these knowledge bases (cited, with `sources`); "
+        "default PLANRAG_ASK__CHAT_KNOWLEDGE_BASES; none: plain LLM chat",
+    )
+    history: list[ChatMessage] = Field(
+        default_factory=list, max_length=200, description="earlier turns ({role, content})"
+    )
 
 
 async def chat_errors(_request: Request, exc: Exception) -> Response:
     if isinstance(exc, RequestValidationError):
         return _invalid(exc, "query", QUESTION_REQUIRED)
+    if isinstance(exc, InvalidInput | NotFound | Forbidden):  # grounded chat: a KB or llm choice
+        return error(exc.status, *INVALID_REQUEST, exc.message)
     if _unreachable(exc):
         return error(503, *UNREACHABLE, reason(exc))
     return error(500, *CHAT_FAILED, reason(exc))
@@ -133,6 +148,7 @@ async def chat_errors(_request: Request, exc: Exception) -> Response:
 @router.post(
     "/prompt/chat",
     response_model=ChatResult,
+    response_model_exclude_none=True,
     summary="챗봇 응답 (Prompt_챗봇_응답)",
     responses=responses(
         _row(400, QUESTION_REQUIRED),
@@ -152,11 +168,41 @@ def chat(
         ),
     ],
     runtime: RuntimeDep,
+    access: AccessDep,
+    principal: PrincipalDep,
 ) -> ChatResult:
-    """A plain chat answer from the configured LLM (`model` overrides PLANRAG_LLM__MODEL)."""
+    """A chat answer. With `knowledge_bases` (or the server's PLANRAG_ASK__CHAT_KNOWLEDGE_BASES)
+    it is grounded: planned and retrieved like /ai/v2/ask, cited [n], with `sources` (extractive
+    without an LLM); otherwise a plain chat answer from the configured LLM (`model` overrides
+    PLANRAG_LLM__MODEL)."""
     if not body.query.strip():
         raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank", "type": "blank"}])
-    return prompts(runtime).chat(body.query, body.model)
+    grounded = body.knowledge_bases or runtime.settings.ask.chat_knowledge_bases
+    if not grounded:
+        return prompts(runtime).chat(body.query, body.model)
+    for name in grounded:
+        access.check(name)
+    request = ConversationRequest(
+        question=body.query,
+        knowledge_bases=list(grounded),
+        llm=LLMChoice(model=body.model) if body.model else None,
+        history=body.history,
+    )
+    prepared = runtime.conversations.prepare(request, principal.name)
+    outcome = runtime.ask.run(prepared.request, access.readable(), principal.name)
+    if outcome.error:
+        raise PlanragError(outcome.error.get("message", "chat failed"))
+    return ChatResult(
+        query=body.query,
+        model=body.model or runtime.settings.llm.model or "extractive",
+        response=outcome.answer,
+        sources=[
+            ChatSource(**p.model_dump(include=set(ChatSource.model_fields)))
+            for p in outcome.passages
+        ],
+        answer_source=outcome.answer_source,
+        trace_id=outcome.trace_id,
+    )
 
 
 async def models_errors(_request: Request, exc: Exception) -> Response:

@@ -48,7 +48,7 @@ async def envelope_errors(request: Request, exc: Exception) -> Response:
 router = APIRouter(
     prefix="/api/v1/retrieve",
     tags=[TAG],
-    route_class=dialect_route(envelope_errors, maps_auth=True),
+    route_class=dialect_route(envelope_errors, maps_auth=True, validation_status=422),
 )
 
 
@@ -218,15 +218,16 @@ def _background(
     outcome = runtime.ask.run(request, access.readable())
     if outcome.error:
         raise PlanragError(outcome.error["message"])
-    graphs = [kb.name for kb in kbs if kb.graph_backend != "none"]
+    graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
+    entities, relationships = _graph_of(body.query, graphs, runtime)
     return BackgroundResult(
         background=outcome.answer,
-        entities=[],
-        relationships=[],
+        entities=entities,
+        relationships=relationships,
         metadata=BackgroundMetadata(
-            total_entities=0,
-            total_relationships=0,
+            total_entities=len(entities),
+            total_relationships=len(relationships),
             total_chunks=len(outcome.passages),
             query=body.query,
             answer_source=outcome.answer_source,
@@ -234,6 +235,39 @@ def _background(
             note=note,
         ),
     )
+
+
+def _graph_of(
+    question: str, kbs: list[KnowledgeBase], runtime: Runtime
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Spec 004's entities and relationships: what the question reaches in the KBs' graphs."""
+    entities: dict[str, dict[str, Any]] = {}
+    relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for kb in kbs:
+        found, edges = runtime.graph_explorer.about(kb, question, runtime.settings.graph.hops)
+        for entity in found:
+            entities.setdefault(
+                entity.key,
+                {
+                    "id": len(entities) + 1,
+                    "entity": entity.name,
+                    "type": entity.type.lower(),
+                    "description": f"{entity.name} ({entity.type.lower()}) in {kb.name}",
+                },
+            )
+        for edge in edges:
+            key = (edge.source.key, edge.type, edge.target.key)
+            relationships.setdefault(
+                key,
+                {
+                    "id": len(relationships) + 1,
+                    "entity1": edge.source.name,
+                    "entity2": edge.target.name,
+                    "type": edge.type,
+                    "description": f"{edge.source.name} {edge.type} {edge.target.name}",
+                },
+            )
+    return list(entities.values()), list(relationships.values())
 
 
 def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[KnowledgeBase]:

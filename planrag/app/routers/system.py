@@ -1,12 +1,13 @@
-"""GET /healthz: liveness for anyone, details for admins."""
+"""GET /healthz: liveness for anyone, details for admins; GET /readyz: readiness."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, ConfigDict
 
 from planrag import __version__
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import RuntimeDep
+from planrag.app.dependencies import DialectsDep, RuntimeDep
 
 router = APIRouter(tags=["system"])
 
@@ -24,3 +25,48 @@ def health(runtime: RuntimeDep, principal: PrincipalDep) -> dict[str, object]:
             "embedding_model": runtime.embedders.default_model,
         }
     return body
+
+
+class Readiness(BaseModel):
+    """Whether this process can serve: every required store reachable, the embedding model
+    loaded and the ingestion queue accepting jobs. Component states only, no details (public)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "ready": True,
+                    "components": {
+                        "metadata": "up",
+                        "vectors": "up",
+                        "embedding": "up",
+                        "llm": "not configured",
+                        "queue": "up",
+                    },
+                }
+            ]
+        }
+    )
+
+    ready: bool
+    components: dict[str, str]
+
+
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "not ready (a required part is down)"}},
+)
+def readiness(dialects: DialectsDep, runtime: RuntimeDep, response: Response) -> Readiness:
+    """Readiness for load balancers and orchestrators: 200 when ready, 503 otherwise."""
+    report = dialects.health.check()
+    components = {name: c.status for name, c in report.components.items()}
+    components["queue"] = "down" if runtime.ingestion.closed else "up"
+    ready = (
+        report.status != "down"
+        and components.get("embedding") == "up"
+        and components["queue"] == "up"
+    )
+    if not ready:
+        response.status_code = 503
+    return Readiness(ready=ready, components=components)

@@ -9,6 +9,7 @@ import type { Passage, PassageRef, PlanEnvelope } from "./types";
 
 export interface AskEnd {
   trace_id: string | null;
+  conversation_id?: string | null;
   answer_source: string;
   citations: PassageRef[];
   timings_ms: Record<string, number>;
@@ -91,6 +92,8 @@ export interface AskRequestBody {
   question: string;
   knowledge_bases?: string[];
   now?: string;
+  /** Continue a conversation the server keeps (the id comes back on `end`). */
+  conversation_id?: string;
 }
 
 class FatalStreamError extends Error {}

@@ -112,9 +112,24 @@ export interface Hit {
     title_score?: number | null;
     l2_distance?: number | null;
     fusion?: FusionInfo | null;
+    graph_score?: number | null;
+    graph_entities?: string[] | null;
     [key: string]: unknown;
   };
-  graph_metadata?: Record<string, unknown> | null;
+  graph_metadata?: GraphMetadata | null;
+}
+
+export interface GraphMetadata {
+  backend: string;
+  extracted_entities: string[];
+  matched_entities: { query: string; entity: string; exact: boolean }[];
+  expanded_entities: string[];
+  triples: { source: string; type: string; target: string }[];
+  queries: { language: string; text: string; params: Record<string, unknown> }[];
+  analysis: { multi_hop: boolean; pattern: string | null; relation_hints: string[]; hops: number };
+  graph_chunks: number;
+  fallback: boolean;
+  fallback_reason: string | null;
 }
 
 export interface RetrieveRequest {
@@ -175,6 +190,18 @@ export interface PlanEnvelope {
   timings_ms: Record<string, number>;
   relaxed: { dropped: Partial<SearchPlan["filters"]>; reason: string } | null;
   now?: string;
+  /** A follow-up in a conversation: the question as asked and the standalone one planned. */
+  followup?: FollowUp | null;
+}
+
+export interface FollowUp {
+  question: string;
+  standalone: string;
+  knowledge_bases: string[];
+  doc_id: string | null;
+  carried: string[];
+  source: "none" | "rules" | "llm" | "fallback";
+  reason: string | null;
 }
 
 export interface PassageRef {

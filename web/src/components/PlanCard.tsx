@@ -44,6 +44,19 @@ export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
         </span>
       </h3>
       <dl>
+        {envelope.followup && envelope.followup.source !== "none" && (
+          <>
+            <dt>{t("plan.followup")}</dt>
+            <dd data-testid="plan-followup">
+              {envelope.followup.standalone}
+              <span className="muted small">
+                {" "}({envelope.followup.source}
+                {envelope.followup.carried.length ? ` · ${envelope.followup.carried.join(", ")}` : ""}
+                {envelope.followup.reason ? ` · ${envelope.followup.reason}` : ""})
+              </span>
+            </dd>
+          </>
+        )}
         <dt>{t("plan.strategy")}</dt>
         <dd data-testid="plan-strategy">{describeStrategy(envelope)}</dd>
         <dt>{t("plan.time")}</dt>

@@ -2,7 +2,7 @@
 // linked to their passages, and a link to the stored trace.
 
 import { useQuery } from "@tanstack/react-query";
-import { useReducer, useRef, useState, type FormEvent } from "react";
+import { useEffect, useReducer, useRef, useState, type FormEvent } from "react";
 import { Link } from "react-router";
 
 import { applyAskEvent, initialAskState, streamAsk, type AskEvent, type AskState } from "../api/ask";
@@ -13,10 +13,15 @@ import { formatScore } from "../components/format";
 import { PlanCard } from "../components/PlanCard";
 import { useT } from "../i18n/i18n";
 
-type Action = { type: "reset" } | { type: "event"; event: AskEvent } | { type: "failed" };
+type Action =
+  | { type: "reset" }
+  | { type: "clear" }
+  | { type: "event"; event: AskEvent }
+  | { type: "failed" };
 
 function reducer(state: AskState, action: Action): AskState {
   if (action.type === "reset") return { ...initialAskState, status: "streaming" };
+  if (action.type === "clear") return initialAskState;
   if (action.type === "failed") return { ...state, status: state.end ? "done" : "error" };
   return applyAskEvent(state, action.event);
 }
@@ -29,7 +34,24 @@ export function AskPage() {
   const [state, dispatch] = useReducer(reducer, initialAskState);
   const [failure, setFailure] = useState<unknown>(null);
   const [highlight, setHighlight] = useState<number | null>(null);
+  const [asked, setAsked] = useState("");
+  // A conversation: earlier turns, and the id the server keeps them under (from `end`).
+  const [past, setPast] = useState<{ question: string; state: AskState }[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
+
+  useEffect(() => {
+    if (state.end?.conversation_id) setConversationId(state.end.conversation_id);
+  }, [state.end]);
+
+  const newConversation = () => {
+    abort.current?.abort();
+    setPast([]);
+    setConversationId(null);
+    setAsked("");
+    setFailure(null);
+    dispatch({ type: "clear" });
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -37,12 +59,19 @@ export function AskPage() {
     abort.current?.abort();
     const controller = new AbortController();
     abort.current = controller;
+    if (asked && state.status === "done") setPast([...past, { question: asked, state }]);
+    setAsked(question);
+    setQuestion("");
     dispatch({ type: "reset" });
     setFailure(null);
     setHighlight(null);
     try {
       await streamAsk(
-        { question, ...(chosen.length ? { knowledge_bases: chosen } : {}) },
+        {
+          question,
+          ...(chosen.length ? { knowledge_bases: chosen } : {}),
+          ...(conversationId ? { conversation_id: conversationId } : {}),
+        },
         (e) => dispatch({ type: "event", event: e }),
         controller.signal,
       );
@@ -62,7 +91,14 @@ export function AskPage() {
 
   return (
     <div className="ask">
-      <h1>{t("nav.ask")}</h1>
+      <div className="page-head">
+        <h1>{t("nav.ask")}</h1>
+        {(past.length > 0 || asked) && (
+          <button type="button" onClick={newConversation} data-testid="new-conversation">
+            {t("ask.newConversation")}
+          </button>
+        )}
+      </div>
       <form onSubmit={submit} className="form">
         <div className="kb-choice">
           <span className="muted">{t("plan.kbs")}:</span>
@@ -101,6 +137,24 @@ export function AskPage() {
       )}
       <div className="ask-body">
         <div className="ask-main">
+          {past.map((turn, i) => (
+            <section key={i} className="turn past" data-testid="past-turn">
+              <p className="bubble">{turn.question}</p>
+              <AnswerText answer={turn.state.answer} passages={[]} onCite={() => {}} />
+              {turn.state.envelope && (
+                <p className="muted small">
+                  {t("plan.source")}: {turn.state.envelope.source}
+                  {turn.state.end?.trace_id && (
+                    <>
+                      {" · "}
+                      <Link to={`/traces/${turn.state.end.trace_id}`}>{t("ask.openTrace")}</Link>
+                    </>
+                  )}
+                </p>
+              )}
+            </section>
+          ))}
+          {asked && <p className="bubble" data-testid="current-question">{asked}</p>}
           {(state.answer || streaming) && (
             <section className="answer-box" data-status={state.status} data-testid="answer-box">
               <AnswerText answer={state.answer} passages={state.passages} onCite={cite} />
@@ -119,6 +173,9 @@ export function AskPage() {
                 </p>
               )}
             </section>
+          )}
+          {state.status === "done" && (
+            <p className="muted small">{t("ask.followupHint")}</p>
           )}
           {state.evidence && !state.evidence.exists && (
             <p className="warn">{t("ask.noEvidence")}</p>

@@ -84,13 +84,14 @@ export function CreateKbModal({ onClose }: { onClose: () => void }) {
         </label>
         {strategy === "parent_child" ? (
           <div className="row">
-            <NumberField label={t("create.parentSize")} value={parentSize} set={setParentSize} />
-            <NumberField label={t("create.childSize")} value={childSize} set={setChildSize} />
+            <NumberField label={t("create.parentSize")} value={parentSize} set={setParentSize}
+              min={100} />
+            <NumberField label={t("create.childSize")} value={childSize} set={setChildSize} min={20} />
           </div>
         ) : (
           <div className="row">
-            <NumberField label={t("create.chunkSize")} value={chunkSize} set={setChunkSize} />
-            <NumberField label={t("create.chunkOverlap")} value={overlap} set={setOverlap} />
+            <NumberField label={t("create.chunkSize")} value={chunkSize} set={setChunkSize} min={20} />
+            <NumberField label={t("create.chunkOverlap")} value={overlap} set={setOverlap} min={0} />
           </div>
         )}
         <div className="row">
@@ -115,11 +116,16 @@ export function CreateKbModal({ onClose }: { onClose: () => void }) {
   );
 }
 
-function NumberField(props: { label: string; value: number; set: (v: number) => void }) {
+function NumberField(props: {
+  label: string;
+  value: number;
+  set: (v: number) => void;
+  min?: number;
+}) {
   return (
     <label>
       {props.label}
-      <input type="number" min={1} value={props.value}
+      <input type="number" min={props.min ?? 1} value={props.value}
         onChange={(e) => props.set(Number(e.target.value))} />
     </label>
   );

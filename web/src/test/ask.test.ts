@@ -23,7 +23,13 @@ describe("applyAskEvent", () => {
       ev("context", { passages: [{ n: 1, chunk_id: "c1", content: "본문" }] }),
       ev("answer", { delta: "메타버스는 " }),
       ev("answer", { delta: "가상 공간입니다 [1]." }),
-      ev("end", { trace_id: "t-1", answer_source: "llm", citations: [{ n: 1 }], timings_ms: {} }),
+      ev("end", {
+        trace_id: "t-1",
+        conversation_id: "c-9",
+        answer_source: "llm",
+        citations: [{ n: 1 }],
+        timings_ms: {},
+      }),
     ]);
     expect(state.status).toBe("done");
     expect(state.envelope?.source).toBe("fallback");
@@ -34,6 +40,7 @@ describe("applyAskEvent", () => {
     expect(state.passages[0].content).toBe("본문");
     expect(state.answer).toBe("메타버스는 가상 공간입니다 [1].");
     expect(state.end?.trace_id).toBe("t-1");
+    expect(state.end?.conversation_id).toBe("c-9");
   });
 
   it("is streaming after the plan and before the end", () => {

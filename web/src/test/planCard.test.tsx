@@ -86,6 +86,30 @@ describe("PlanCard", () => {
     expect(screen.getByTestId("plan-limit").textContent).toBe("제한 없음");
   });
 
+  it("shows the standalone question a follow-up became, and what it carried", () => {
+    show(
+      envelope({
+        followup: {
+          question: "그럼 지난달은?",
+          standalone: "지난달 원격 근무 규정",
+          knowledge_bases: ["hr"],
+          doc_id: null,
+          carried: ["topic", "time"],
+          source: "rules",
+          reason: null,
+        },
+      }),
+    );
+    const row = screen.getByTestId("plan-followup").textContent ?? "";
+    expect(row).toContain("지난달 원격 근무 규정");
+    expect(row).toContain("rules · topic, time");
+  });
+
+  it("hides the follow-up row for a first question", () => {
+    show(envelope({ followup: null }));
+    expect(screen.queryByTestId("plan-followup")).toBeNull();
+  });
+
   it("names the mode instead of a strategy for direct answers", () => {
     show(envelope({ source: "heuristic" }, { mode: "direct" }));
     expect(screen.getByTestId("plan-strategy").textContent).toBe("direct");

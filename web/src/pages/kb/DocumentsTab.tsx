@@ -71,7 +71,8 @@ export function DocumentsTab() {
               <td>{doc.chunk_count}</td>
               <td>{formatBytes(doc.size)}</td>
               <td>{formatDate(doc.created_at)}</td>
-              <td className="actions-cell">
+              <td>
+                <div className="actions-cell">
                 <button type="button" className="small" onClick={() => setViewing(doc)}
                   disabled={doc.status !== "completed"}>
                   {t("docs.viewChunks")}
@@ -79,6 +80,7 @@ export function DocumentsTab() {
                 <button type="button" className="small danger" onClick={() => setDeleting(doc)}>
                   {t("common.delete")}
                 </button>
+                </div>
               </td>
             </tr>
           ))}

@@ -46,12 +46,12 @@ export function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
           </div>
         )}
       </footer>
-      {hit.graph_metadata && (
-        <details>
-          <summary>{t("test.graphMeta")}</summary>
-          <pre className="json">{JSON.stringify(hit.graph_metadata, null, 2)}</pre>
-        </details>
-      )}
+      {(m.graph_score !== null && m.graph_score !== undefined) || m.graph_entities?.length ? (
+        <div className="muted small" data-testid="hit-graph">
+          {t("kb.graph")} {formatScore(m.graph_score)}
+          {m.graph_entities?.length ? ` · ${m.graph_entities.join(", ")}` : ""}
+        </div>
+      ) : null}
     </article>
   );
 }

@@ -10,6 +10,7 @@ import type { RetrieveRequest, Strategy } from "../../api/types";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { useT } from "../../i18n/i18n";
 import type { KbContext } from "./KbLayout";
+import { GraphMetadataPanel } from "./GraphMetadataPanel";
 import { HitCard } from "./HitCard";
 
 const STRATEGIES: Strategy[] = ["ann", "keyword", "bm25", "hybrid", "2-stage"];
@@ -136,6 +137,9 @@ export function PlaygroundTab() {
         <div className="results" data-testid="playground-results">
           <p className="bubble">{asked}</p>
           {search.data.length === 0 && <p className="muted">{t("test.noResults")}</p>}
+          {search.data[0]?.graph_metadata && (
+            <GraphMetadataPanel meta={search.data[0].graph_metadata} />
+          )}
           {search.data.map((hit, i) => <HitCard key={hit.chunk_id} hit={hit} rank={i + 1} />)}
         </div>
       )}

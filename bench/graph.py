@@ -1,0 +1,183 @@
+"""Graph RAG: quality with the graph off and on, indexing cost, graph query latency.
+
+    python -m bench.graph quality [--sets hotpotqa_200 …] [--strategy hybrid] [--hops 1 2]
+    python -m bench.graph cost [--set hotpotqa_200] [--docs 400]
+    python -m bench.graph latency [--entities 10000] [--queries 200]
+
+quality: each set ingested once into a KB with graph_backend=ontology (the rule extractor), then
+the strategy scored with graph search off and on (nDCG@10, Recall@10, all-gold Recall@10: both
+gold paragraphs of a HotpotQA question in the top 10). Graph off is the same KB searched
+without the graph, so the two runs differ only by graph search.
+cost: the first N documents of a set indexed into a KB without a graph and into one with one
+(same process, same model), the ratio of indexing times (target ≤ 1.25).
+latency: an embedded store filled with a synthetic graph of N entities (chunks of 4 entities,
+co-occurrence relations), graph search (match → 2 hops → mentions) timed on questions naming
+one entity each; p50/p95 to set beside the base strategy's query p50 (target ≤ +10 ms).
+Figures are measured, never asserted; the load average is recorded with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.datasets import RESULTS, all_datasets
+from bench.report import load_average, log, machine
+from planrag.core.settings import Settings
+from planrag.executors.graph import GraphSearch
+from planrag.services.evaluation import BeirDataset, EvalSession
+from planrag.services.runtime import Runtime
+from planrag.stores.graph import ChunkGraph, Entity, Relation
+from planrag.stores.ontology import OntologyGraphStore
+from planrag.stores.sparql import EmbeddedSparql
+
+
+def _settings(tmp: str, model: str | None = None) -> Settings:
+    extra = {"embedding": {"model": model}} if model else {}
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=Path(tmp), graph={"extractor": "rule"}, **extra
+    )
+
+
+def quality(
+    names: list[str], strategy: str, hops: list[int], model: str | None
+) -> dict[str, object]:
+    datasets = all_datasets()
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime = Runtime.open(_settings(tmp, model))
+        try:
+            for name in names:
+                data = BeirDataset.load(datasets.get(name) or Path(name))
+                log(f"{name}: ingesting {len(data.corpus)} documents with the graph")
+                with EvalSession(runtime, data, {"graph_backend": "ontology"}) as session:
+                    stats = runtime.knowledge_bases.get(session.kb_id).graph
+                    row: dict[str, object] = {
+                        "model": runtime.embedders.default_model,
+                        "ingest_s": round(session.ingest_s, 1),
+                        "entities": stats.entities,
+                        "relations": stats.relations,
+                        "load_before": load_average(),
+                    }
+                    row["graph off"] = session.run(strategy).as_json()  # type: ignore[arg-type]
+                    log(f"{name} graph off {json.dumps(row['graph off'])}")
+                    for h in hops:
+                        report = session.run(
+                            strategy,  # type: ignore[arg-type]
+                            enable_graph_search=True,
+                            graph_hops=h,
+                        ).as_json()
+                        row[f"graph on, {h} hop(s)"] = report
+                        log(f"{name} graph on {h} {json.dumps(report)}")
+                    row["load_after"] = load_average()
+                    results[name] = row
+        finally:
+            runtime.close()
+    return results
+
+
+def cost(name: str, docs: int, model: str | None) -> dict[str, object]:
+    data = BeirDataset.load(all_datasets()[name])
+    subset = dict(list(data.corpus.items())[:docs])
+    part = BeirDataset(corpus=subset, queries={}, qrels={})
+    timings: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime = Runtime.open(_settings(tmp, model))
+        try:
+            runtime.embedders.get().embed(["warm up"])
+            for label, settings in (
+                ("without graph", {}),
+                ("with graph", {"graph_backend": "ontology"}),
+            ):
+                with EvalSession(runtime, part, settings) as session:
+                    timings[label] = round(session.ingest_s, 2)
+                    log(f"{label}: {session.ingest_s:.1f} s for {len(subset)} documents")
+        finally:
+            runtime.close()
+    return {
+        "set": name,
+        "documents": len(subset),
+        **timings,
+        "ratio": round(timings["with graph"] / timings["without graph"], 3),
+        "load": load_average(),
+    }
+
+
+def latency(entities: int, queries: int) -> dict[str, object]:
+    rng = random.Random(7)
+    names = [
+        f"Entity {i:05d} {rng.choice(['Corp', 'Lab', 'City', 'Person'])}" for i in range(entities)
+    ]
+    keys = [n.lower().replace(" ", "_") for n in names]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = OntologyGraphStore(EmbeddedSparql(Path(tmp) / "g"))
+        chunks = []
+        for c in range(entities // 2):
+            picked = rng.sample(range(entities), 4)
+            ents = [Entity(key=keys[i], name=names[i]) for i in picked]
+            rels = [
+                Relation(source=keys[a], target=keys[b])
+                for a, b in zip(picked, picked[1:], strict=False)
+            ]
+            chunks.append(
+                ChunkGraph(chunk_id=f"c{c}", doc_id=f"d{c // 10}", entities=ents, relations=rels)
+            )
+        started = time.perf_counter()
+        for start in range(0, len(chunks), 500):
+            store.add("kb", chunks[start : start + 500])
+        fill_s = time.perf_counter() - started
+        search = GraphSearch(store, "ontology")
+        times = []
+        for q in range(queries):
+            question = f"What does {names[rng.randrange(entities)]} work with?"
+            started = time.perf_counter()
+            result = search.search("kb", question, hops=2, limit=20)
+            times.append((time.perf_counter() - started) * 1000)
+            assert q or result.hits, "the synthetic graph must answer"
+        stats = store.stats("kb")
+        store.close()
+    times.sort()
+    return {
+        "entities": stats.entities,
+        "relations": stats.relations,
+        "fill_s": round(fill_s, 2),
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
+        "queries": queries,
+        "load": load_average(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["quality", "cost", "latency"])
+    parser.add_argument("--sets", nargs="*", default=["hotpotqa_200"])
+    parser.add_argument("--set", default="hotpotqa_200")
+    parser.add_argument("--strategy", default="hybrid")
+    parser.add_argument("--hops", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--docs", type=int, default=400)
+    parser.add_argument("--entities", type=int, default=10000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--model", help="embedding model (default: PLANRAG's default)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    if args.what == "quality":
+        result = quality(args.sets, args.strategy, args.hops, args.model)
+    elif args.what == "cost":
+        result = cost(args.set, args.docs, args.model)
+    else:
+        result = latency(args.entities, args.queries)
+    payload = {"bench": f"graph {args.what}", "machine": machine(), "result": result}
+    out = args.out or RESULTS / f"graph_{args.what}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
