@@ -71,7 +71,8 @@ def main() -> None:
     if args.no_priority:  # as before: one model call per indexing step, no giving way
         BatchingEmbedder.embed = lambda self, texts: self.inner.embed(texts)  # type: ignore[method-assign]
     paragraphs = [p.text for p in korean_paragraphs()]
-    questions = [p.text.split(".")[0][:60] for p in korean_paragraphs()[::3]]
+    firsts = (p.text.split(".")[0][:60].strip() for p in korean_paragraphs()[::3])
+    questions = [q for q in firsts if len(q) >= 5]
     with tempfile.TemporaryDirectory(prefix="bench-blocking-") as tmp:
         runtime = Runtime.open(Settings(_env_file=None, data_dir=Path(tmp)))  # type: ignore[call-arg]
         try:
@@ -87,7 +88,7 @@ def run(runtime: Runtime, paragraphs: list[str], questions: list[str], n: int) -
     b = kbs.create(KnowledgeBaseCreate(name="b"))
     a = kbs.create(KnowledgeBaseCreate(name="a"))
     items = [
-        UploadItem(filename=f"{i}.txt", data=t.encode()) for i, t in enumerate(paragraphs[:40])
+        UploadItem(filename=f"{i}.txt", data=t.encode()) for i, t in enumerate(paragraphs[:15])
     ]
     for doc in runtime.ingestion.upload(b.id, items, background=False):
         runtime.ingestion.index(doc.id)
