@@ -575,6 +575,8 @@ class IngestionService:
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
+        for item in prepared:
+            self._metadata.set_progress(item.doc.id, f"chunks embedded 0/{len(item.chunks)}")
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
                 raise PlanragError("server shutting down; indexing resumes at next start")
