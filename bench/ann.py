@@ -63,7 +63,7 @@ from bench.report import (
 from bench.server import planrag_server
 from planrag.core.settings import Settings
 from planrag.llm.embedders import Embedder, EmbedderRegistry
-from planrag.services.runtime import Runtime
+from planrag.runtime import Runtime
 
 TARGET_RATIO = 1.2
 Args = argparse.Namespace

@@ -16,8 +16,8 @@ import httpx
 from pymilvus import MilvusClient
 
 from planrag.llm.embedders import Embedder
+from planrag.runtime import Runtime
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
 from planrag.stores.milvus import OUTPUT_FIELDS, collection_name
 
 TOP_K = 10

@@ -23,10 +23,10 @@ from bench.corpus import korean_paragraphs
 from planrag.core.settings import Settings
 from planrag.core.types import DocumentStatus
 from planrag.llm.query_batching import BatchingEmbedder
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
 
 MB = 1 << 20
 

@@ -16,8 +16,8 @@ import numpy as np
 from bench.report import RESULTS_DIR, log
 from planrag.core.types import Chunk, DocumentMetadata, DocumentStatus
 from planrag.llm.embedders import Embedder
+from planrag.runtime import Runtime
 from planrag.services.ingestion import EMBED_BATCH
-from planrag.services.runtime import Runtime
 from planrag.stores.vector import VectorRecord
 
 CHUNKS_PER_DOC = 100

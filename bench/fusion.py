@@ -24,10 +24,10 @@ from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
 from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa: E402
 from planrag.executors.context import QueryContext  # noqa: E402
-from planrag.executors.fusion import FusionCalibrator  # noqa: E402
+from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
-from planrag.services.runtime import Runtime  # noqa: E402
+from planrag.stores.bundle import StoreBundle  # noqa: E402
 
 POOL = 100
 MAX_QUERY_CHARS = 2000
@@ -71,7 +71,8 @@ def session(runtime: Runtime, name: str, dataset: BeirDataset) -> EvalSession:
 def candidates(runtime: Runtime, s: EvalSession, text: str) -> list[dict[str, object]]:
     kb = runtime.metadata.get_kb(s.kb_id)
     embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-    ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, runtime.vectors, runtime.bm25)
+    stores = StoreBundle(vector=runtime.vectors, lexical=runtime.bm25)
+    ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, stores)
     lexical = runtime.bm25.search(kb.id, ctx.tokens, POOL, None)
     dense = ctx.dense_search(POOL, None)
     doc_of = {h.chunk_id: h.doc_id for h in lexical} | {h.chunk_id: h.doc_id for h in dense}
@@ -106,10 +107,7 @@ def raw_scores(runtime: Runtime, kb_id: str, tokens: list[str], ids: list[str]) 
 
 
 def dump(runtime: Runtime, name: str, s: EvalSession, out: Path) -> None:
-    kb = runtime.metadata.get_kb(s.kb_id)
-    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-    ctx = QueryContext(kb, "calibration", embedder, runtime.vectors, runtime.bm25)
-    calibration = FusionCalibrator(runtime.metadata.sample_chunks, lambda *_: None).calibration(ctx)
+    calibration = runtime.calibrator.refresh(s.kb_id)
     judged = {q: t for q, t in s.dataset.queries.items() if s.dataset.qrels.get(q)}
     data = {
         "calibration": calibration.model_dump(mode="json") if calibration else None,

@@ -30,8 +30,8 @@ from bench.datasets import RESULTS, all_datasets
 from bench.report import load_average, log, machine
 from planrag.core.settings import Settings
 from planrag.executors.graph import GraphSearch
+from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, EvalSession
-from planrag.services.runtime import Runtime
 from planrag.stores.graph import ChunkGraph, Entity, Relation
 from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.sparql import EmbeddedSparql

@@ -37,9 +37,9 @@ from planrag.core.types import ChunkingConfig, ChunkKind, DocumentStatus
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.parsers import parse_document
 from planrag.llm.embedders import Embedder, EmbedderRegistry
+from planrag.runtime import Runtime
 from planrag.services.ingestion import EMBED_BATCH, UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.runtime import Runtime
 
 TARGET_OVERHEAD = 0.25
 SEARCHABLE = [ChunkKind.chunk, ChunkKind.child]

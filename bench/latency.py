@@ -27,9 +27,9 @@ from bench.fill import embed_pool, synthesize  # noqa: E402
 from bench.report import RESULTS_DIR, log, summarise_ms  # noqa: E402
 from planrag.core.settings import Settings  # noqa: E402
 from planrag.core.types import Chunk, DocumentMetadata, DocumentStatus  # noqa: E402
+from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 from planrag.services.retrieval import RetrieveRequest  # noqa: E402
-from planrag.services.runtime import Runtime  # noqa: E402
 from planrag.stores.vector import VectorRecord  # noqa: E402
 from planrag.text.tokenizer import LexicalTokenizer  # noqa: E402
 

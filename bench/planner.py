@@ -139,9 +139,9 @@ def fill(data_dir: Path, docs: int) -> int:
     """Dated headlines as documents (author = the newspaper), indexed through the product."""
     from planrag.core.settings import Settings
     from planrag.core.types import DocumentMetadata
+    from planrag.runtime import Runtime
     from planrag.services.ingestion import UploadItem
     from planrag.services.knowledge_bases import KnowledgeBaseCreate
-    from planrag.services.runtime import Runtime
 
     rows = list(csv.DictReader(NEWS_CSV.open(encoding="utf-8")))[:docs]
     runtime = Runtime.open(Settings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]

@@ -20,8 +20,8 @@ from typing import Any
 from bench.datasets import RESULTS, all_datasets
 from bench.report import log, machine, markdown_table, write_json
 from planrag.core.settings import Settings
+from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, EvalSession
-from planrag.services.runtime import Runtime
 
 STORES = ("milvus", "pgvector")
 RUNS: list[tuple[str, str, dict[str, Any]]] = [

@@ -38,9 +38,9 @@ from bench import corpus
 from bench.ann_measure import release_milvus_lite
 from bench.fill import embed_pool, synthesize
 from bench.report import RESULTS_DIR, log, machine, markdown_table, summarise_ms, write_json
+from planrag.core.filters import Eq, Filter
 from planrag.core.settings import EmbeddingSettings, PgSettings
 from planrag.llm.embedders import EmbedderRegistry
-from planrag.stores.filters import Eq, Filter
 from planrag.stores.milvus import MilvusStore, collection_name
 from planrag.stores.pgvector import PgVectorStore, table_name
 from planrag.stores.postgres import EmbeddedPostgres

@@ -18,8 +18,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from planrag.core.settings import Settings  # noqa: E402
+from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession  # noqa: E402
-from planrag.services.runtime import Runtime  # noqa: E402
 
 RUNS: list[tuple[str, str, dict[str, object]]] = [
     ("ann", "ann", {}),

@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from planrag.app.main import create_app
 from planrag.core.settings import MINILM_MODEL, EmbeddingSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
-from planrag.services.runtime import Runtime
+from planrag.runtime import Runtime
 from tests.graph_servers import bolt_server, sparql_server  # noqa: F401  (session graph servers)
 from tests.pg import pg_database, pg_server  # noqa: F401  (session PostgreSQL fixtures)
 

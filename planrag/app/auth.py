@@ -18,8 +18,8 @@ from fastapi.security import APIKeyHeader, OAuth2PasswordBearer, OAuth2PasswordR
 from starlette.concurrency import run_in_threadpool
 
 from planrag.core.errors import Forbidden, KnowledgeBaseNotFound
+from planrag.runtime import Runtime
 from planrag.services.auth import ANONYMOUS, OPEN_ACCESS, Principal, Token, Unauthorized
-from planrag.services.runtime import Runtime
 
 TOKEN_PATH = "/token"
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key")

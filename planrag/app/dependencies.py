@@ -8,10 +8,15 @@ from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
 from planrag.core.errors import KnowledgeBaseNotFound
+from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
+from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
+from planrag.services.ask import AskService
 from planrag.services.dialects import DialectServices
-from planrag.services.runtime import Runtime
+from planrag.services.ingestion import IngestionService
+from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.retrieval import RetrievalService
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -40,6 +45,34 @@ async def resolve_kb_path(request: Request) -> None:
     kb = await run_in_threadpool(_kb_by_id_or_name, request.app.state.runtime, value)
     if kb is not None:
         request.path_params["kb_id"] = kb.id
+
+
+# Narrow dependencies: a route names the one service it uses, not the whole runtime.
+def get_ask(runtime: RuntimeDep) -> AskService:
+    return runtime.ask
+
+
+def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
+    return runtime.retrieval
+
+
+def get_documents(runtime: RuntimeDep) -> IngestionService:
+    return runtime.ingestion
+
+
+def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
+    return runtime.knowledge_bases
+
+
+def get_settings_of(runtime: RuntimeDep) -> Settings:
+    return runtime.settings
+
+
+AskDep = Annotated[AskService, Depends(get_ask)]
+RetrievalDep = Annotated[RetrievalService, Depends(get_retrieval)]
+DocumentsDep = Annotated[IngestionService, Depends(get_documents)]
+KnowledgeBasesDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_bases)]
+SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
 
 def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:

@@ -31,8 +31,8 @@ from planrag.app.routers import (
 from planrag.core import telemetry
 from planrag.core.settings import Settings, get_settings
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.runtime import Runtime
 from planrag.services.auth import check_secret
-from planrag.services.runtime import Runtime
 from planrag.services.workers import IndexingWorker
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from planrag.cli.discovery import SERVER_FILE, announce, read_record
 __all__ = ["SERVER_FILE", "AdminClient", "admin_client", "announce", "announced_url"]
 from planrag.core.errors import PlanragError
 from planrag.core.settings import Settings
+from planrag.runtime import metadata_url
 from planrag.services.auth import AuthService
-from planrag.services.runtime import metadata_url
 from planrag.stores import migrations
 from planrag.stores.metadata import make_engine
 from planrag.stores.postgres import PostgresProvider

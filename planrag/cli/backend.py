@@ -19,7 +19,7 @@ from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, NotFound
 
 if TYPE_CHECKING:
     from planrag.core.settings import Settings
-    from planrag.services.runtime import Runtime
+    from planrag.runtime import Runtime
     from planrag.stores.metadata import MetadataStore
 
 Event = tuple[str, dict[str, Any]]
@@ -74,7 +74,7 @@ class LocalBackend:
 
     @cached_property
     def runtime(self) -> Runtime:
-        from planrag.services.runtime import Runtime
+        from planrag.runtime import Runtime
 
         return Runtime.open(self._settings)
 
@@ -144,6 +144,7 @@ class LocalBackend:
 
     def ask(self, body: dict[str, Any]) -> Iterator[Event]:
         from planrag.services.ask import AskRequest
+        from planrag.services.ask_events import event_data
 
         runtime = self.runtime
         readable = runtime.metadata.list_kbs()
@@ -157,7 +158,7 @@ class LocalBackend:
                     event = loop.run_until_complete(anext(events))
                 except StopAsyncIteration:
                     return
-                yield event.event, event.data
+                yield event.event, event_data(event)
         finally:
             closing = getattr(events, "aclose", None)
             if closing is not None:

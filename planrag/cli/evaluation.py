@@ -12,8 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from planrag.core.errors import InvalidInput
 from planrag.core.settings import Settings
+from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, evaluate
-from planrag.services.runtime import Runtime
 
 console = Console(stderr=True)
 

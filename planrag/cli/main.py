@@ -25,7 +25,7 @@ from planrag.core.errors import PlanragError
 if TYPE_CHECKING:
     from planrag.cli.backend import Backend
     from planrag.core.settings import Settings
-    from planrag.services.runtime import Runtime
+    from planrag.runtime import Runtime
 
 app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
 kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
@@ -43,7 +43,7 @@ def settings() -> Settings:
 def _runtime(may_create: bool = True) -> Runtime:
     """This process's own stores (commands that go through no HTTP route: kb reindex)."""
     from planrag.cli.backend import ensure_data_dir
-    from planrag.services.runtime import Runtime
+    from planrag.runtime import Runtime
 
     config = settings()
     notice = ensure_data_dir(config.data_dir, may_create)

@@ -23,7 +23,7 @@ def worker(
     Milvus server (PLANRAG_MILVUS__URI) and PostgreSQL (PLANRAG_DB__URL / PLANRAG_PG__URL)."""
     from planrag.core.settings import get_settings
     from planrag.core.telemetry import configure_logging
-    from planrag.services.runtime import Runtime
+    from planrag.runtime import Runtime
     from planrag.services.workers import IndexingWorker
 
     settings = get_settings()

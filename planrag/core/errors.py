@@ -110,3 +110,15 @@ class Forbidden(PlanragError):
 
     code = "forbidden"
     status = 403
+
+
+def error_for_code(code: str, message: str) -> PlanragError:
+    """The domain error a stable code names (the base error for an unknown code), so an error
+    reported as data (an SSE `error` event) can be raised again with its own HTTP status."""
+    pending: list[type[PlanragError]] = [PlanragError]
+    while pending:
+        cls = pending.pop()
+        if cls.code == code:
+            return cls(message)
+        pending.extend(cls.__subclasses__())
+    return PlanragError(message)

@@ -164,6 +164,10 @@ class KnowledgeBase(BaseModel):
         default=0, ge=0, description="which set of vectors serves (a reindex writes the next)"
     )
     reindex: ReindexStatus | None = None
+    per_user: bool = Field(
+        default=False,
+        description="asks search only the asking user's documents (spec 002 user_id)",
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -186,6 +190,9 @@ class DocumentMetadata(BaseModel):
     date: str | None = Field(default=None, description="YYYY-MM-DD or YYYYMMDD")
     info: str | None = Field(default=None, max_length=10000)
     tags: list[str] = Field(default_factory=list)
+    user_id: PlainText | None = Field(
+        default=None, max_length=200, description="the document's owner (spec 002 user_id)"
+    )
 
     @field_validator("date")
     @classmethod

@@ -14,13 +14,4 @@ class AnnExecutor(BaseExecutor):
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
         hits = ctx.dense_search(params.top_k, params.where, params.title_weight)
-        return [
-            Candidate(
-                chunk_id=h.chunk_id,
-                doc_id=h.doc_id,
-                score=h.score,
-                dense=h.score,
-                title=h.title_score,
-            )
-            for h in hits
-        ]
+        return [Candidate.from_vector_hit(h) for h in hits]

@@ -12,7 +12,7 @@ class BM25Executor(BaseExecutor):
     summary = "BM25 over Kiwi morphemes and stemmed Latin words"
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
-        hits = ctx.bm25.search(ctx.kb.id, ctx.tokens, params.top_k, params.where)
+        hits = ctx.stores.lexical.search(ctx.kb.id, ctx.tokens, params.top_k, params.where)
         return [
             Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, lexical=h.score)
             for h in hits

@@ -8,11 +8,11 @@ from functools import cached_property
 import numpy as np
 from pydantic import BaseModel, Field
 
+from planrag.core.filters import And, Filter, NotIn
 from planrag.core.types import FusionInfo, KnowledgeBase
 from planrag.llm.embedders import Embedder
-from planrag.stores.bm25 import BM25Store
-from planrag.stores.filters import Filter
-from planrag.stores.vector import TitleRecord, VectorHit, VectorStore, title_weighted_search
+from planrag.stores.bundle import StoreBundle
+from planrag.stores.vector import TitleRecord, VectorHit, title_weighted_search
 from planrag.text.tokenizer import tokenizer_for
 
 
@@ -31,6 +31,17 @@ class Candidate(BaseModel):
     l2_distance: float | None = None
     graph: float | None = Field(default=None, description="path score of a graph-found chunk")
     graph_entities: list[str] | None = None
+
+    @classmethod
+    def from_vector_hit(cls, hit: VectorHit) -> Candidate:
+        """A dense hit: its (title-weighted) cosine is both the score and the dense leg."""
+        return cls(
+            chunk_id=hit.chunk_id,
+            doc_id=hit.doc_id,
+            score=hit.score,
+            dense=hit.score,
+            title=hit.title_score,
+        )
 
 
 class SearchParams(BaseModel):
@@ -51,22 +62,25 @@ TitleTexts = Callable[[list[str]], dict[str, str]]
 
 
 class QueryContext:
-    """A query bound to one knowledge base's stores; embeds and tokenises at most once."""
+    """A query bound to one knowledge base's stores (a bundle of protocols: vector, lexical,
+    graph); embeds and tokenises at most once."""
 
     def __init__(
         self,
         kb: KnowledgeBase,
         text: str,
         embedder: Embedder,
-        vectors: VectorStore,
-        bm25: BM25Store,
+        stores: StoreBundle,
         title_texts: TitleTexts | None = None,
+        hidden: list[str] | None = None,
     ) -> None:
         self.kb = kb
         self.text = text
         self.embedder = embedder
-        self.vectors = vectors
-        self.bm25 = bm25
+        self.stores = stores
+        # Documents still being indexed: their vectors are searchable before their BM25 terms,
+        # so dense searches leave them out (a search sees a document in every index or none).
+        self.hidden = hidden or []
         self.title_texts = title_texts
         self.fusion: FusionInfo | None = None
         self.notes: list[str] = []  # what the caller should be told (e.g. a skipped stage)
@@ -82,27 +96,37 @@ class QueryContext:
     def dense_search(
         self, top_k: int, where: Filter | None, title_weight: float = 0.0
     ) -> list[VectorHit]:
-        """Nearest chunks by cosine, title-weighted when `title_weight` > 0."""
+        """Nearest chunks by cosine, title-weighted when `title_weight` > 0; documents still
+        being indexed left out."""
+        if self.hidden:
+            unfinished = NotIn(field="doc_id", values=self.hidden)
+            where = unfinished if where is None else And(items=[where, unfinished])
         return title_weighted_search(
-            self.vectors, self.kb.id, self.vector, top_k, where, title_weight, self.title_scores
+            self.stores.vector,
+            self.kb.id,
+            self.vector,
+            top_k,
+            where,
+            title_weight,
+            self.title_scores,
         )
 
     def title_scores(self, doc_ids: list[str]) -> dict[str, float]:
         """Title cosines of these documents. Title vectors are built lazily: a document without
         one gets it now (its title, else its filename as words), so ingestion never pays for
         titles that no query weighs."""
-        scores = self.vectors.title_scores(self.kb.id, self.vector, doc_ids)
+        scores = self.stores.vector.title_scores(self.kb.id, self.vector, doc_ids)
         missing = [d for d in doc_ids if d not in scores]
         if missing and self.title_texts is not None:
             texts = {d: t for d, t in self.title_texts(missing).items() if t}
             if texts:
                 ids = list(texts)
                 vectors = self.embedder.embed([texts[d] for d in ids])
-                self.vectors.upsert_titles(
+                self.stores.vector.upsert_titles(
                     self.kb.id,
                     [TitleRecord(doc_id=d, vector=v) for d, v in zip(ids, vectors, strict=True)],
                 )
-                scores.update(self.vectors.title_scores(self.kb.id, self.vector, ids))
+                scores.update(self.stores.vector.title_scores(self.kb.id, self.vector, ids))
         return scores
 
     def weigh_titles(
@@ -125,7 +149,7 @@ class QueryContext:
         """Exact cosine similarity of the query to the given chunks (their stored vectors)."""
         if not chunk_ids:
             return {}
-        stored = self.vectors.get_vectors(self.kb.id, chunk_ids)
+        stored = self.stores.vector.get_vectors(self.kb.id, chunk_ids)
         if not stored:
             return {}
         ids = list(stored)

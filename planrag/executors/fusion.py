@@ -20,10 +20,11 @@ from datetime import UTC, datetime
 import bm25s
 import numpy as np
 
-from planrag.core.types import FusionCalibration, FusionInfo, LegQuality
+from planrag.core.types import FusionCalibration, FusionInfo, KnowledgeBase, LegQuality
 from planrag.executors.context import QueryContext
-from planrag.llm.embedders import Embedder
+from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import K1, B
+from planrag.stores.lexical import LexicalStore
 from planrag.text.korean import split_sentences
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
@@ -81,14 +82,29 @@ def weights_for(quality: LegQuality | None) -> tuple[float, str]:
 
 
 class FusionCalibrator:
-    def __init__(self, sample: Sampler, save: Saver) -> None:
+    """Measures a KB's legs when indexing finishes (and on demand), never during a search: a
+    search reads the stored calibration, so concurrent searches use the previous weights while
+    a new calibration is measured."""
+
+    def __init__(
+        self,
+        sample: Sampler,
+        save: Saver,
+        load: Callable[[str], KnowledgeBase],
+        lexical: LexicalStore,
+        embedders: EmbedderRegistry,
+    ) -> None:
         self._sample = sample
         self._save = save
+        self._load = load
+        self._lexical = lexical
+        self._embedders = embedders
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
     def fusion(self, ctx: QueryContext, mode: str, rrf_k: int | None) -> FusionInfo:
-        calibration = self.calibration(ctx)
+        """The weights of the query's script, from the KB's stored calibration."""
+        calibration = ctx.kb.calibration
         script = script_of(ctx.text)
         quality = calibration.scripts.get(script) if calibration else None
         if quality is None and calibration and calibration.scripts:
@@ -103,34 +119,38 @@ class FusionCalibrator:
             dense_base=quality.dense_base if quality else None,
         )
 
-    def calibration(self, ctx: QueryContext) -> FusionCalibration | None:
-        size = len(ctx.bm25.index(ctx.kb.id))
-        if size < MIN_CHUNKS:
-            return None
+    def refresh(self, kb_id: str, force: bool = False) -> FusionCalibration | None:
+        """Calibrate the KB when it has none or grew (or shrank) by more than 25 % since (any
+        time with `force`); one calibration per KB at a time. Returns the current one."""
         with self._guard:
-            lock = self._locks.setdefault(ctx.kb.id, threading.Lock())
+            lock = self._locks.setdefault(kb_id, threading.Lock())
         with lock:
-            current = ctx.kb.calibration
-            if (
-                current
+            kb = self._load(kb_id)
+            size = self._lexical.size(kb_id)
+            if size < MIN_CHUNKS:
+                return kb.calibration
+            current = kb.calibration
+            fresh = (
+                current is not None
                 and abs(size - current.chunk_count) <= RECALIBRATE_GROWTH * current.chunk_count
-            ):
+            )
+            if fresh and not force:
                 return current
-            calibration = self._measure(ctx, size)
-            self._save(ctx.kb.id, calibration)
-            ctx.kb = ctx.kb.model_copy(update={"calibration": calibration})
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            calibration = self._measure(kb, embedder, size)
+            self._save(kb_id, calibration)
             return calibration
 
-    def _measure(self, ctx: QueryContext, size: int) -> FusionCalibration:
+    def _measure(self, kb: KnowledgeBase, embedder: Embedder, size: int) -> FusionCalibration:
         pairs: dict[str, list[tuple[str, str]]] = {}
-        for _chunk_id, text in self._sample(ctx.kb.id, SAMPLES_PER_SCRIPT * 4, size):
+        for _chunk_id, text in self._sample(kb.id, SAMPLES_PER_SCRIPT * 4, size):
             split = halves(text[:MAX_CHARS])
             bucket = pairs.setdefault(script_of(text), [])
             if split and len(bucket) < SAMPLES_PER_SCRIPT:
                 bucket.append(split)
-        tokenizer = tokenizer_for(ctx.kb.user_words)
+        tokenizer = tokenizer_for(kb.user_words)
         scripts = {
-            script: _quality(ctx.embedder, tokenizer, items)
+            script: _quality(embedder, tokenizer, items)
             for script, items in pairs.items()
             if len(items) >= MIN_PAIRS
         }

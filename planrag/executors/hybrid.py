@@ -19,7 +19,7 @@ from __future__ import annotations
 from planrag.core.types import FusionInfo
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
-from planrag.stores.bm25 import LexicalHit
+from planrag.stores.lexical import LexicalHit
 from planrag.stores.vector import VectorHit
 
 POOL_FACTOR = 4
@@ -35,7 +35,7 @@ class HybridExecutor(BaseExecutor):
         rrf_k = params.rrf_k if params.hybrid_mode == "parallel" else None
         fusion = self.deps.calibrator.fusion(ctx, params.hybrid_mode, rrf_k)
         pool = max(MIN_POOL, params.top_k * POOL_FACTOR)
-        lexical = ctx.bm25.search(ctx.kb.id, ctx.tokens, pool, params.where)
+        lexical = ctx.stores.lexical.search(ctx.kb.id, ctx.tokens, pool, params.where)
         if not lexical:  # nothing matches a query word: only the dense leg can answer
             fusion = fusion.model_copy(
                 update={"dense_weight": 1.0, "lexical_weight": 0.0, "reason": "no lexical match"}
@@ -80,9 +80,11 @@ class _Legs:
             self.titles.update(titles)
         missing = [c for c in self.docs if c not in self.lexical]
         if missing:
-            self.lexical.update(ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, missing))
+            self.lexical.update(ctx.stores.lexical.scores_for(ctx.kb.id, ctx.tokens, missing))
         # Ordering uses BM25 unclipped (the shown score is clipped at 1, which ties the best).
-        self.unclipped = ctx.bm25.scores_for(ctx.kb.id, ctx.tokens, list(self.docs), clip=False)
+        self.unclipped = ctx.stores.lexical.scores_for(
+            ctx.kb.id, ctx.tokens, list(self.docs), clip=False
+        )
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
         """The order key: may exceed 1 (unclipped BM25); `candidate` shows it clamped."""

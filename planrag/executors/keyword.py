@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from planrag.core.filters import And, Contains, Filter, Or
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
-from planrag.stores.filters import And, Contains, Filter, Or
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 _QUOTED = re.compile(r"[\"“”'‘’「」『』]([^\"“”'‘’「」『』]{2,200})[\"“”'‘’「」『』]")
@@ -43,13 +43,4 @@ class KeywordExecutor(BaseExecutor):
             return []
         where = matched if params.where is None else And(items=[params.where, matched])
         hits = ctx.dense_search(params.top_k, where, params.title_weight)
-        return [
-            Candidate(
-                chunk_id=h.chunk_id,
-                doc_id=h.doc_id,
-                score=h.score,
-                dense=h.score,
-                title=h.title_score,
-            )
-            for h in hits
-        ]
+        return [Candidate.from_vector_hit(h) for h in hits]

@@ -41,7 +41,8 @@ class UnknownStrategy(InvalidInput):
 
 
 class Executor(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]: ...
 

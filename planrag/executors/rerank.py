@@ -45,16 +45,7 @@ class TwoStageExecutor(BaseExecutor):
             max(TWO_STAGE_CANDIDATES, params.top_k), params.where, params.title_weight
         )
         texts = {h.chunk_id: h.text for h in hits}
-        candidates = [
-            Candidate(
-                chunk_id=h.chunk_id,
-                doc_id=h.doc_id,
-                score=h.score,
-                dense=h.score,
-                title=h.title_score,
-            )
-            for h in hits
-        ]
+        candidates = [Candidate.from_vector_hit(h) for h in hits]
         try:
             reranker = self.deps.rerankers.get()
         except ModelUnavailable as exc:

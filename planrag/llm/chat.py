@@ -103,11 +103,17 @@ class ChatClient:
         except OpenAIError as exc:
             raise _unavailable(exc) from exc
 
-    def complete(self, messages: list[Message], timeout_s: float, model: str | None = None) -> str:
+    def complete(
+        self,
+        messages: list[Message],
+        timeout_s: float,
+        model: str | None = None,
+        temperature: float | None = None,
+    ) -> str:
         from openai import OpenAIError
 
         try:
-            return self._create(self._client(), messages, timeout_s, model, None)
+            return self._create(self._client(), messages, timeout_s, model, None, temperature)
         except OpenAIError as exc:
             raise _unavailable(exc) from exc
 
@@ -118,6 +124,7 @@ class ChatClient:
         timeout_s: float,
         model: str | None,
         response_format: dict[str, Any] | None,
+        temperature: float | None = None,
     ) -> str:
         kwargs: dict[str, Any] = {}
         if response_format is not None:
@@ -125,7 +132,7 @@ class ChatClient:
         response = client.chat.completions.create(
             model=model or self.settings.model,
             messages=messages,
-            temperature=self.settings.temperature,
+            temperature=self.settings.temperature if temperature is None else temperature,
             timeout=timeout_s,
             **kwargs,
         )

@@ -18,8 +18,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
 
-from planrag.core.errors import ModelUnavailable
+from planrag.core.errors import LLMUnavailable, ModelUnavailable
 from planrag.core.settings import LLMSettings, RerankSettings
+from planrag.llm.chat import ChatClient
 
 log = logging.getLogger(__name__)
 
@@ -187,28 +188,20 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class LLMReranker:
-    """Asks an OpenAI-compatible chat model for a 0–10 relevance score per passage."""
+    """Asks the OpenAI-compatible chat model (through `llm/chat.py`, like every LLM call) for a
+    0–10 relevance score per passage."""
 
-    def __init__(self, llm: LLMSettings, timeout_s: float) -> None:
-        from openai import OpenAI
-
-        if not llm.configured:
+    def __init__(self, chat: ChatClient, timeout_s: float) -> None:
+        if not chat.configured:
             raise ModelUnavailable(
                 "rerank backend 'llm' needs PLANRAG_LLM__MODEL and PLANRAG_LLM__BASE_URL",
                 setting="PLANRAG_LLM__BASE_URL",
             )
-        self.name = f"llm:{llm.model}"
-        self._model = llm.model
-        self._client = OpenAI(
-            base_url=llm.base_url or None,
-            api_key=llm.api_key or "not-needed",
-            timeout=timeout_s,
-            max_retries=1,
-        )
+        self.name = f"llm:{chat.settings.model}"
+        self._chat = chat
+        self._timeout_s = timeout_s
 
     def score(self, query: str, passages: list[str]) -> list[float]:
-        from openai import OpenAIError
-
         if not passages:
             return []
         listing = "\n\n".join(
@@ -216,16 +209,14 @@ class LLMReranker:
         )
         prompt = _LLM_PROMPT.format(query=query, passages=listing)
         try:
-            response = self._client.chat.completions.create(
-                model=self._model,
-                messages=[{"role": "user", "content": prompt}],
-                temperature=0,
+            text = self._chat.complete(
+                [{"role": "user", "content": prompt}], self._timeout_s, temperature=0.0
             )
-        except OpenAIError as exc:
+        except LLMUnavailable as exc:
             raise ModelUnavailable(
-                f"LLM reranker failed: {exc}", setting="PLANRAG_LLM__BASE_URL"
+                f"LLM reranker failed: {exc.message}", setting="PLANRAG_LLM__BASE_URL"
             ) from exc
-        return _parse_scores(response.choices[0].message.content or "", len(passages))
+        return _parse_scores(text, len(passages))
 
 
 def _parse_scores(text: str, n: int) -> list[float]:
@@ -256,9 +247,11 @@ class RerankerRegistry:
     configured backend is the LLM); `get("llm")` the LLM whatever the configured backend.
     """
 
-    def __init__(self, settings: RerankSettings, llm: LLMSettings) -> None:
+    def __init__(
+        self, settings: RerankSettings, llm: LLMSettings, chat: ChatClient | None = None
+    ) -> None:
         self._settings = settings
-        self._llm = llm
+        self._chat = chat or ChatClient(llm)
         self._rerankers: dict[str, Reranker] = {}
         # A reranker that could not be created fails again at once, without another attempt,
         # until the settings change (a new registry): no 45 s hub timeout per request.
@@ -297,5 +290,5 @@ class RerankerRegistry:
         if backend == "http":
             return HttpReranker(self._settings)
         if backend == "llm":
-            return LLMReranker(self._llm, self._settings.timeout_s)
+            return LLMReranker(self._chat, self._settings.timeout_s)
         return CrossEncoderReranker(self._settings.model, self._settings.batch_size)

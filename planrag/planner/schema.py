@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planrag.core.filters import RetrieveFilters
 from planrag.core.strategies import StrategyName
 
 Mode = Literal["rag", "direct", "document"]
@@ -62,6 +63,19 @@ class Filters(_Strict):
     doc_ids: list[str] = Field(default_factory=list, max_length=100)
     title_contains: str | None = Field(default=None, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=20)
+
+    def to_retrieve(self) -> RetrieveFilters:
+        """The plan's filters as the retrieval filters every store applies (one mapping, used
+        by plan execution and by the planner's relax check)."""
+        return RetrieveFilters(
+            doc_ids=self.doc_ids or None,
+            authors=self.authors or None,
+            domains=self.domains or None,
+            date_from=self.time.from_ if self.time else None,
+            date_to=self.time.to if self.time else None,
+            title_contains=self.title_contains or None,
+            tags=self.tags or None,
+        )
 
     def is_empty(self) -> bool:
         return not (

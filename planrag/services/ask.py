@@ -11,7 +11,6 @@ import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,13 +30,28 @@ from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.answers import Passage
+from planrag.services.ask_events import (
+    AnswerEvent,
+    AskEvent,
+    AskTrace,
+    ContextEvent,
+    EndEvent,
+    ErrorEvent,
+    ExistInPostStatusEvent,
+    ResultHit,
+    SearchPlanEvent,
+    SearchResultEvent,
+    SearchStages,
+    TraceError,
+)
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
+from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.stores.catalog import Catalog, DocumentFilter
+from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
@@ -85,11 +99,17 @@ class AskRequest(PlanRequest):
         description="the answer's register (spec 002): -1 casual (반말), 0 neutral (해요체), "
         "1 formal (합쇼체); default: the model's own",
     )
-
-
-class AskEvent(BaseModel):
-    event: str
-    data: dict[str, Any]
+    user_id: str | None = Field(
+        default=None,
+        max_length=200,
+        description="spec 002: whose documents a per-user knowledge base searches (with auth "
+        "on, the authenticated principal; another user's id is refused)",
+    )
+    category_ids: list[str | int] | None = Field(
+        default=None,
+        max_length=20,
+        description="spec 002: only documents tagged with one of these (the plan's `tags`)",
+    )
 
 
 def check_llm_choice(choice: LLMChoice, settings: LLMSettings) -> None:
@@ -117,17 +137,8 @@ def document_counter(catalog: Catalog) -> DocumentCounter:
     """How many documents of the plan's KBs its filters leave (the planner's relax check)."""
 
     def count(plan: SearchPlan, scope: PlanScope) -> int:
-        f = plan.filters
-        where = DocumentFilter(
-            doc_ids=f.doc_ids,
-            authors=f.authors,
-            domains=f.domains,
-            date_from=f.time.from_ if f.time else None,
-            date_to=f.time.to if f.time else None,
-            title_contains=f.title_contains,
-        )
         kb_ids = [kb.id for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases]
-        return catalog.count_documents(kb_ids, where)
+        return catalog.count_documents(kb_ids, plan.filters.to_retrieve())
 
     return count
 
@@ -138,7 +149,7 @@ class AskOutcome(BaseModel):
     answer: str = ""
     answer_source: str | None = None
     trace_id: str | None = None
-    error: dict[str, Any] | None = None
+    error: ErrorEvent | None = None
 
 
 class AskService:
@@ -177,6 +188,7 @@ class AskService:
         self._strategies = list(strategies)
         self.traces = traces
         self._planning_pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="plan")
+        self._owners = OwnershipResolver(metadata.engine)
 
     # ------------------------------------------------------------------ planning
 
@@ -204,6 +216,11 @@ class AskService:
             doc = self._metadata.get_document(doc_id)
             if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle
                 raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
+            check_owner(
+                next(kb for kb in readable if kb.id == doc.kb_id),
+                doc,
+                request.user_id if isinstance(request, AskRequest) else None,
+            )
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
                 raise InvalidInput(
@@ -248,107 +265,94 @@ class AskService:
         followup: FollowUp | None = None,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
-        starts so that bad requests are plain HTTP errors."""
-        started = time.perf_counter()
-        trace = Trace(
-            id=str(uuid.uuid4()),
-            created_at=datetime.now(UTC),
-            question=request.question,
-            principal=principal,
-            source="none",
-            status="error",
-        )
-        data: dict[str, Any] = {"timings_ms": {}}
+        starts so that bad requests are plain HTTP errors. Stages: plan → search → answer → end,
+        each recorded in the ask's trace."""
+        run = _AskRun(request, principal)
         try:
-            model = request.llm.model if request.llm else None
-            # Planning has its own threads: a burst of asks must not queue the first event
-            # behind other asks' searches (embedding, BM25) in the shared default pool.
-            envelope = await asyncio.get_running_loop().run_in_executor(
-                self._planning_pool, self._planner.plan, request.question, scope, model
-            )
-            if followup is not None and followup.source != "none":
-                envelope = envelope.model_copy(update={"followup": followup})
-            plan = envelope.plan
-            trace.source, trace.knowledge_bases = envelope.source, plan.knowledge_bases
-            data["envelope"] = envelope.model_dump(mode="json", by_alias=True)
-            data["timings_ms"]["plan"] = _ms(started)
-            yield AskEvent(event="search_plan", data=data["envelope"])
+            envelope = await self._plan_stage(run, scope, followup)
+            yield SearchPlanEvent.model_validate(envelope.model_dump(by_alias=True))
             passages: list[Passage] = []
             exists = False
-            if plan.mode != "direct":
-                kbs = {kb.name: kb for kb in readable}
-                searched = time.perf_counter()
-                passages, stages = await asyncio.to_thread(
-                    self._executor.execute, plan, request.question, kbs
-                )
-                data["timings_ms"]["search"] = _ms(searched)
-                data["stages"] = stages
-                data["hits"] = [p.model_dump(exclude={"content"}) for p in passages]
-                yield AskEvent(
-                    event="search_result", data=self._search_result(passages, stages, envelope)
-                )
-                exists = self._exists(plan, request.question, passages, readable)
-                yield AskEvent(
-                    event="exist_in_post_status",
-                    data={
-                        "exists": exists,
-                        "count": len(passages),
-                        "threshold": plan.threshold,
-                    },
-                )
-                yield AskEvent(
-                    event="context", data={"passages": [p.model_dump() for p in passages]}
-                )
-            answering = time.perf_counter()
-            text: list[str] = []
-            source = "llm"
-            answering_with = (request, plan, passages if exists else [], readable, model)
-            async for part_source, delta in self._answer(*answering_with):
-                source = part_source
-                text.append(delta)
-                yield AskEvent(event="answer", data={"delta": delta})
-            answer = "".join(text)
-            data["timings_ms"]["answer"] = _ms(answering)
-            data["timings_ms"]["total"] = _ms(started)
-            cited = answers.citations(answer, passages)
-            data.update(
-                answer=answer,
-                answer_source=source,
-                citations=[c.model_dump() for c in cited],
-            )
-            trace.status = "ok"
-            yield AskEvent(
-                event="end",
-                data={
-                    "trace_id": trace.id,
-                    "answer_source": source,
-                    "citations": data["citations"],
-                    "timings_ms": data["timings_ms"],
-                    **(
-                        {"speech_tone": TONE_NAMES[request.speech_tone]}
-                        if request.speech_tone is not None
-                        else {}
-                    ),
-                },
-            )
+            if envelope.plan.mode != "direct":
+                passages = await self._search_stage(run, envelope, readable)
+                exists = self._exists(envelope.plan, request.question, passages, readable)
+                for event in _evidence_events(passages, exists, run.record.stages, envelope):
+                    yield event
+            answered = passages if exists else []
+            async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
+                yield answer_event
+            yield run.end(passages)
         except asyncio.CancelledError:
-            trace.status = "cancelled"
+            run.trace.status = "cancelled"
             raise
         except PlanragError as exc:
-            data["error"] = {"code": exc.code, "message": exc.message}
-            yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
+            yield run.fail(exc.code, exc.message)
         except Exception as exc:  # never a broken stream without a reason
             log.exception("ask failed")
-            data["error"] = {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
-            yield AskEvent(event="error", data={**data["error"], "trace_id": trace.id})
+            yield run.fail("internal_error", f"{type(exc).__name__}: {exc}")
         finally:
-            trace.data = data
-            relaxed = bool(data.get("envelope", {}).get("relaxed"))
-            telemetry.record_ask(trace.source, trace.status, data["timings_ms"], relaxed)
-            try:
-                self.traces.save(trace)
-            except Exception:  # a trace must never break an answer
-                log.exception("could not store trace %s", trace.id)
+            self._record(run)
+
+    async def _plan_stage(
+        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None
+    ) -> PlanEnvelope:
+        model = run.request.llm.model if run.request.llm else None
+        # Planning has its own threads: a burst of asks must not queue the first event
+        # behind other asks' searches (embedding, BM25) in the shared default pool.
+        envelope = await asyncio.get_running_loop().run_in_executor(
+            self._planning_pool, self._planner.plan, run.request.question, scope, model
+        )
+        if followup is not None and followup.source != "none":
+            envelope = envelope.model_copy(update={"followup": followup})
+        envelope = _with_categories(envelope, run.request.category_ids)
+        run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
+        run.record.envelope = envelope
+        run.record.timings_ms["plan"] = _ms(run.started)
+        return envelope
+
+    async def _search_stage(
+        self, run: _AskRun, envelope: PlanEnvelope, readable: list[KnowledgeBase]
+    ) -> list[Passage]:
+        kbs = {kb.name: kb for kb in readable}
+        searched = time.perf_counter()
+        chosen = [kbs[name] for name in envelope.plan.knowledge_bases if name in kbs]
+        # Per-user KBs: only the asking user's documents (spec 002 user_id).
+        restriction = await asyncio.to_thread(self._owners.restriction, chosen, run.request.user_id)
+        passages, stages = await asyncio.to_thread(
+            self._executor.execute, envelope.plan, run.request.question, kbs, restriction
+        )
+        run.record.timings_ms["search"] = _ms(searched)
+        run.record.stages = stages
+        run.record.hits = [ResultHit.of(p) for p in passages]
+        return passages
+
+    async def _answer_stage(
+        self,
+        run: _AskRun,
+        plan: SearchPlan,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> AsyncIterator[AnswerEvent]:
+        model = run.request.llm.model if run.request.llm else None
+        answering = time.perf_counter()
+        text: list[str] = []
+        source = "llm"
+        async for part_source, delta in self._answer(run.request, plan, passages, readable, model):
+            source = part_source
+            text.append(delta)
+            yield AnswerEvent(delta=delta)
+        run.record.answer, run.record.answer_source = "".join(text), source
+        run.record.timings_ms["answer"] = _ms(answering)
+
+    def _record(self, run: _AskRun) -> None:
+        """Store the ask's trace and metrics; neither may break an answer."""
+        run.trace.data = run.record.to_data()
+        relaxed = bool(run.record.envelope and run.record.envelope.relaxed)
+        telemetry.record_ask(run.trace.source, run.trace.status, run.record.timings_ms, relaxed)
+        try:
+            self.traces.save(run.trace)
+        except Exception:
+            log.exception("could not store trace %s", run.trace.id)
 
     def run(
         self, request: AskRequest, readable: list[KnowledgeBase], principal: str | None = None
@@ -360,44 +364,20 @@ class AskService:
         async def collect() -> AskOutcome:
             outcome = AskOutcome()
             async for item in self.ask(request, scope, readable, principal):
-                if item.event == "search_plan":
-                    outcome.envelope = PlanEnvelope.model_validate(item.data)
-                elif item.event == "context":
-                    outcome.passages = [Passage.model_validate(p) for p in item.data["passages"]]
-                elif item.event == "answer":
-                    outcome.answer += item.data["delta"]
-                elif item.event == "end":
-                    outcome.answer_source = item.data["answer_source"]
-                    outcome.trace_id = item.data["trace_id"]
-                elif item.event == "error":
-                    outcome.error = item.data
+                if isinstance(item, SearchPlanEvent):
+                    outcome.envelope = PlanEnvelope.model_validate(item.model_dump(by_alias=True))
+                elif isinstance(item, ContextEvent):
+                    outcome.passages = item.passages
+                elif isinstance(item, AnswerEvent):
+                    outcome.answer += item.delta
+                elif isinstance(item, EndEvent):
+                    outcome.answer_source = item.answer_source
+                    outcome.trace_id = item.trace_id
+                elif isinstance(item, ErrorEvent):
+                    outcome.error = item
             return outcome
 
         return asyncio.run(collect())
-
-    @staticmethod
-    def _search_result(
-        passages: list[Passage], stages: dict[str, Any], envelope: PlanEnvelope
-    ) -> dict[str, Any]:
-        return {
-            "total": len(passages),
-            "stages": stages,
-            "relaxed": envelope.relaxed is not None,
-            # Graph search per knowledge base (entities, triples, queries), when the plan used it.
-            "graph": stages.get("graph"),
-            "hits": [
-                {
-                    "n": p.n,
-                    "chunk_id": p.chunk_id,
-                    "doc_id": p.doc_id,
-                    "knowledge_base": p.knowledge_base,
-                    "title": p.title,
-                    "date": p.date,
-                    "score": p.score,
-                }
-                for p in passages
-            ],
-        }
 
     async def _answer(
         self,
@@ -474,5 +454,68 @@ class AskService:
         return text or answers.no_evidence_reply(question)
 
 
+def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None) -> PlanEnvelope:
+    """Spec 002 `category_ids` are the plan's `tags` filter (shown in `search_plan`)."""
+    if not categories:
+        return envelope
+    tags = list(dict.fromkeys([*envelope.plan.filters.tags, *(str(c) for c in categories)]))
+    filters = envelope.plan.filters.model_copy(update={"tags": tags})
+    plan = envelope.plan.model_copy(update={"filters": filters})
+    return envelope.model_copy(update={"plan": plan})
+
+
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
+
+
+class _AskRun:
+    """One ask in progress: its trace and the typed record the trace stores."""
+
+    def __init__(self, request: AskRequest, principal: str | None) -> None:
+        self.request = request
+        self.started = time.perf_counter()
+        self.record = AskTrace()
+        self.trace = Trace(
+            id=str(uuid.uuid4()),
+            created_at=datetime.now(UTC),
+            question=request.question,
+            principal=principal,
+            source="none",
+            status="error",
+        )
+
+    def end(self, passages: list[Passage]) -> EndEvent:
+        self.record.timings_ms["total"] = _ms(self.started)
+        self.record.citations = answers.citations(self.record.answer or "", passages)
+        self.trace.status = "ok"
+        tone = self.request.speech_tone
+        return EndEvent(
+            trace_id=self.trace.id,
+            answer_source=self.record.answer_source or "none",
+            citations=self.record.citations,
+            timings_ms=self.record.timings_ms,
+            speech_tone=TONE_NAMES[tone] if tone is not None else None,
+        )
+
+    def fail(self, code: str, message: str) -> ErrorEvent:
+        self.record.error = TraceError(code=code, message=message)
+        return ErrorEvent(code=code, message=message, trace_id=self.trace.id)
+
+
+def _evidence_events(
+    passages: list[Passage], exists: bool, stages: SearchStages | None, envelope: PlanEnvelope
+) -> list[AskEvent]:
+    """search_result → exist_in_post_status → context."""
+    return [
+        SearchResultEvent(
+            total=len(passages),
+            stages=stages or SearchStages(),
+            relaxed=envelope.relaxed is not None,
+            graph=stages.graph if stages else None,
+            hits=[ResultHit.of(p) for p in passages],
+        ),
+        ExistInPostStatusEvent(
+            exists=exists, count=len(passages), threshold=envelope.plan.threshold
+        ),
+        ContextEvent(passages=passages),
+    ]

@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from planrag.core.filters import Eq, In
 from planrag.core.types import Document, DocumentStatus, KnowledgeBase
-from planrag.stores.filters import Eq, In
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 

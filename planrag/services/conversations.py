@@ -28,7 +28,15 @@ from planrag.llm.chat import ChatClient
 from planrag.planner.conversation import Source, Turn, resolve, trim_history
 from planrag.planner.schema import FollowUp
 from planrag.prompts import render
-from planrag.services.ask import AskEvent, AskRequest
+from planrag.services.answers import Passage
+from planrag.services.ask import AskRequest
+from planrag.services.ask_events import (
+    AnswerEvent,
+    AskEvent,
+    ContextEvent,
+    EndEvent,
+    SearchPlanEvent,
+)
 from planrag.stores.conversations import ConversationStore
 
 log = logging.getLogger(__name__)
@@ -172,17 +180,17 @@ class ConversationService:
         )
         answer: list[str] = []
         async for event in events:
-            if event.event == "search_plan":
-                plan = event.data.get("plan", {})
-                turn.knowledge_bases = list(plan.get("knowledge_bases") or turn.knowledge_bases)
-                time = (plan.get("filters") or {}).get("time") or {}
-                turn.time_expression = time.get("expression")
-            elif event.event == "context":
-                turn.sources = _sources(event.data.get("passages", []))
-            elif event.event == "answer":
-                answer.append(str(event.data.get("delta", "")))
-            elif event.event == "end":
-                event.data["conversation_id"] = prepared.conversation_id
+            if isinstance(event, SearchPlanEvent):
+                plan = event.plan
+                turn.knowledge_bases = list(plan.knowledge_bases or turn.knowledge_bases)
+                time = plan.filters.time
+                turn.time_expression = time.expression if time else None
+            elif isinstance(event, ContextEvent):
+                turn.sources = _sources(event.passages)
+            elif isinstance(event, AnswerEvent):
+                answer.append(event.delta)
+            elif isinstance(event, EndEvent):
+                event = event.model_copy(update={"conversation_id": prepared.conversation_id})
                 turn.answer = "".join(answer)
                 try:
                     self._store.append(
@@ -193,11 +201,10 @@ class ConversationService:
             yield event
 
 
-def _sources(passages: list[dict]) -> list[Source]:
+def _sources(passages: list[Passage]) -> list[Source]:
     """The documents of the passages, in the order first shown (one per document)."""
     seen: dict[str, Source] = {}
     for passage in passages:
-        doc_id = passage.get("doc_id")
-        if doc_id and doc_id not in seen:
-            seen[doc_id] = Source(doc_id=doc_id, title=str(passage.get("title") or ""))
+        if passage.doc_id not in seen:
+            seen[passage.doc_id] = Source(doc_id=passage.doc_id, title=passage.title or "")
     return list(seen.values())

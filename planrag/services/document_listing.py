@@ -5,11 +5,10 @@ by the catalog; the newest (or oldest) `limit` documents, at most `max_passages`
 
 from __future__ import annotations
 
-from typing import Any
-
 from planrag.core.types import ChunkKind, Hit, HitMetadata, KnowledgeBase
 from planrag.planner.schema import SearchPlan
-from planrag.stores.catalog import Catalog, DocumentFilter
+from planrag.services.ask_events import SearchStages
+from planrag.stores.catalog import Catalog, Restriction
 from planrag.stores.metadata import MetadataStore
 
 
@@ -19,23 +18,22 @@ class DocumentListing:
         self._metadata = metadata
 
     def run(
-        self, plan: SearchPlan, kbs: dict[str, KnowledgeBase], max_passages: int
-    ) -> tuple[list[tuple[str, Hit]], dict[str, Any]]:
+        self,
+        plan: SearchPlan,
+        kbs: dict[str, KnowledgeBase],
+        max_passages: int,
+        restriction: Restriction | None = None,
+    ) -> tuple[list[tuple[str, Hit]], SearchStages]:
         """(knowledge base name, the document's first passage) newest or oldest first, and the
-        stage counts (documents in range, listed)."""
-        f = plan.filters
-        where = DocumentFilter(
-            doc_ids=f.doc_ids,
-            authors=f.authors,
-            domains=f.domains,
-            date_from=f.time.from_ if f.time else None,
-            date_to=f.time.to if f.time else None,
-            title_contains=f.title_contains,
-        )
+        stage counts (documents in range, listed). `restriction` (kb id → document ids) keeps
+        only those documents of a KB (per-user KBs)."""
+        where = plan.filters.to_retrieve()
         chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
         ids = [kb.id for kb in chosen]
         limit = min(plan.limit or plan.top_k, max_passages)
-        doc_ids = self._catalog.list_documents(ids, where, plan.sort != "oldest", limit)
+        doc_ids = self._catalog.list_documents(
+            ids, where, plan.sort != "oldest", limit, restriction
+        )
         names = {kb.id: kb.name for kb in chosen}
         docs = self._metadata.get_documents(doc_ids)
         listed: list[tuple[str, Hit]] = []
@@ -62,10 +60,10 @@ class DocumentListing:
                 ),
             )
             listed.append((names[doc.kb_id], hit))
-        stages = {
-            "listed": True,
-            "in_range": self._catalog.count_documents(ids, where),
-            "merged": len(listed),
-            "passages": len(listed),
-        }
+        stages = SearchStages(
+            listed=True,
+            in_range=self._catalog.count_documents(ids, where, restriction),
+            merged=len(listed),
+            passages=len(listed),
+        )
         return listed, stages

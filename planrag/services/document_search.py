@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planrag.core.errors import PlanragError
+from planrag.core.filters import RetrieveFilters
 from planrag.core.strategies import StrategyName
 from planrag.core.types import DocumentStatus, Hit, KnowledgeBase, PlainText
 from planrag.llm.rerankers import RerankerKind
@@ -19,7 +20,7 @@ from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.json_documents import DocumentView, check_yyyymmdd, decode_info, decode_tags
 from planrag.services.json_documents import view as document_view
 from planrag.services.reranking import RerankService
-from planrag.services.retrieval import RetrievalService, RetrieveFilters, RetrieveRequest
+from planrag.services.retrieval import RetrievalService, RetrieveRequest
 from planrag.stores.metadata import MetadataStore
 
 MAX_TOP_K = 50  # the retrieval service's ceiling per knowledge base

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -23,7 +23,9 @@ from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, percentile, recall_at
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
-from planrag.services.runtime import Runtime
+
+if TYPE_CHECKING:  # the runtime is above services: typing only
+    from planrag.runtime import Runtime
 
 UPLOAD_BATCH = 100
 DEPTH = 10
@@ -104,6 +106,7 @@ def ingest_corpus(
                 raise InvalidInput(f"corpus entry {mapping[indexed.id]} failed: {indexed.error}")
         if progress:
             progress("ingest", min(start + UPLOAD_BATCH, len(entries)), len(entries))
+    runtime.calibrator.refresh(kb_id, force=True)  # the whole corpus, as its first query did
     return mapping
 
 

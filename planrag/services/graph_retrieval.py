@@ -5,12 +5,13 @@ only the graph found, and the graph metadata every resulting hit carries."""
 from __future__ import annotations
 
 from planrag.core.errors import InvalidInput
+from planrag.core.filters import Filter
 from planrag.core.types import GraphMetadata, KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext
 from planrag.executors.graph import GraphSearch, merge
-from planrag.stores.filters import Filter, matches
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
+from planrag.stores.record_filter import matches
 
 
 class GraphRetrieval:

@@ -12,11 +12,10 @@ import logging
 from collections.abc import Callable
 from typing import Literal
 
-import httpx
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, text
 
-from planrag.core.settings import LLMSettings
+from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorStore
@@ -78,7 +77,7 @@ class HealthService:
         engine: Engine,
         vectors: VectorStore,
         embedders: EmbedderRegistry,
-        llm: LLMSettings,
+        llm: ChatClient,
     ) -> None:
         self._engine = engine
         self._vectors = vectors
@@ -137,10 +136,7 @@ class HealthService:
             return Component(status="not configured", detail="PLANRAG_LLM__MODEL, __BASE_URL")
 
         def models() -> str:
-            base = (self._llm.base_url or "https://api.openai.com/v1").rstrip("/")
-            headers = {"Authorization": f"Bearer {self._llm.api_key}"} if self._llm.api_key else {}
-            response = httpx.get(f"{base}/models", headers=headers, timeout=LLM_TIMEOUT_S)
-            response.raise_for_status()
-            return self._llm.model
+            self._llm.list_models(LLM_TIMEOUT_S)  # through llm/chat.py, like every LLM call
+            return self._llm.settings.model
 
         return _probe(models)

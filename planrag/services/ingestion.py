@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from planrag.core import telemetry
 from planrag.core.errors import (
+    Conflict,
     EmptyUpload,
     InvalidInput,
     NotFound,
@@ -28,6 +29,7 @@ from planrag.core.errors import (
     PlanragError,
     UploadTooLarge,
 )
+from planrag.core.filters import Eq, In
 from planrag.core.types import (
     Chunk,
     ChunkKind,
@@ -46,7 +48,6 @@ from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.kb_locks import KbLocks
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.files import FileStore
-from planrag.stores.filters import Eq, In
 from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter
@@ -156,9 +157,13 @@ class IngestionService:
         concurrency: int,
         queue: JobQueue | None = None,
         graph: GraphIndexer | None = None,
+        on_indexed: Callable[[str], object] | None = None,
         locks: KbLocks | None = None,
     ) -> None:
         self._graph = graph
+        # Called with a KB's id when a batch of its documents finished indexing (fusion
+        # calibration runs there, never in a search).
+        self._on_indexed = on_indexed
         self._metadata = metadata
         self._locks = locks or KbLocks()
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
@@ -176,9 +181,9 @@ class IngestionService:
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
-        self.checker = IndexChecker(metadata, vectors, self._graph_docs)
+        self.checker = IndexChecker(metadata, vectors, self.graph_docs)
 
-    def _graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
+    def graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
         """The documents with a graph in the KB (None: the KB has no graph)."""
         store = self._graph.graphs.for_kb(kb.graph_backend) if self._graph is not None else None
         return None if store is None else store.doc_ids(kb.id)
@@ -217,7 +222,7 @@ class IngestionService:
         background: bool = True,
     ) -> list[UploadedDocument]:
         """Store the files and queue them. Identical content in the same KB is not re-added."""
-        self._metadata.get_kb(kb_id)
+        kb = self._metadata.get_kb(kb_id)
         file_types = self.validate(items)
         result = []
         for item, file_type in zip(items, file_types, strict=True):
@@ -230,6 +235,14 @@ class IngestionService:
                 digest,
                 metadata or DocumentMetadata(),
             )
+            owner = (metadata or DocumentMetadata()).user_id
+            if not created and kb.per_user and doc.metadata.user_id != owner:
+                # Never hand one user another's document (its id, title) as a "duplicate".
+                raise Conflict(
+                    f"'{item.filename}': identical content belongs to another user in this "
+                    "per-user knowledge base",
+                    filename=item.filename,
+                )
             if created or not self._files.exists(kb_id, doc.id, file_type):
                 if item.path is not None:
                     self._files.save_file(kb_id, doc.id, file_type, item.path)
@@ -519,7 +532,17 @@ class IngestionService:
         for item in prepared:
             results[item.doc.id] = self._complete(item)
             self._follow_switch(item)
+        self._indexed({item.doc.kb_id for item in prepared})
         return [results[d] for d in doc_ids]
+
+    def _indexed(self, kb_ids: set[str]) -> None:
+        if self._on_indexed is None:
+            return
+        for kb_id in sorted(kb_ids):
+            try:
+                self._on_indexed(kb_id)
+            except Exception:  # the documents are indexed; only the calibration failed
+                log.exception("after indexing knowledge base %s", kb_id)
 
     def _follow_switch(self, item: _Prepared) -> None:
         """A reindex in another process switched the KB to new vectors while this document was

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,6 +57,10 @@ class KnowledgeBaseCreate(BaseModel):
         max_length=10000,
         description="proper nouns and compounds BM25 keeps whole (a per-KB user dictionary)",
     )
+    per_user: bool = Field(
+        default=False,
+        description="each ask searches only the asking user's documents (spec 002 user_id)",
+    )
 
 
 class KnowledgeBaseUpdate(BaseModel):
@@ -74,6 +79,9 @@ class KnowledgeBaseUpdate(BaseModel):
     )
     user_words: list[str] | None = Field(
         default=None, max_length=10000, description="re-tokenises the KB's chunks for BM25"
+    )
+    per_user: bool | None = Field(
+        default=None, description="each ask searches only the asking user's documents"
     )
 
 
@@ -100,8 +108,11 @@ class KnowledgeBaseService:
         embedders: EmbedderRegistry,
         bm25: BM25Store,
         graphs: GraphStores | None = None,
+        recalibrate: Callable[[str], object] | None = None,
     ) -> None:
         self._graphs = graphs
+        # Fusion weights are measured again off the query path when the tokens change.
+        self._recalibrate = recalibrate
         self._metadata = metadata
         self._vectors = vectors
         self._files = files
@@ -190,6 +201,8 @@ class KnowledgeBaseService:
             )
         self._metadata.update_kb(kb.id, {"calibration": None})
         self._bm25.mark_dirty(kb.id)
+        if self._recalibrate is not None:
+            self._recalibrate(kb.id)
 
     def delete(self, kb_id: str) -> None:
         """Cascade: graph, vectors, documents, chunks and files. Safe to retry after a crash."""

@@ -7,22 +7,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import ModelUnavailable, StoreUnavailable
+from planrag.core.errors import InvalidInput, ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
+from planrag.executors.pipeline import sort_and_limit
 from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
+from planrag.services.ask_events import SearchStages
 from planrag.services.document_listing import DocumentListing
+from planrag.services.ownership import Restriction
 from planrag.services.retrieval import (
     RetrievalService,
-    RetrieveFilters,
     RetrieveRequest,
 )
 
 log = logging.getLogger(__name__)
-
-# With sort newest/oldest, candidates below this fraction of the best score are dropped first.
-SORT_RELEVANCE_FLOOR = 0.5
+MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 class PlanExecutor:
@@ -34,11 +34,17 @@ class PlanExecutor:
         self._listing = listing
 
     def execute(
-        self, plan: SearchPlan, question: str, kbs: dict[str, KnowledgeBase]
-    ) -> tuple[list[Passage], dict[str, Any]]:
-        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages."""
+        self,
+        plan: SearchPlan,
+        question: str,
+        kbs: dict[str, KnowledgeBase],
+        restriction: Restriction | None = None,
+    ) -> tuple[list[Passage], SearchStages]:
+        """Runs the plan on each chosen KB; merges, sorts and limits; numbers the passages.
+        `restriction` (kb id → document ids) narrows a KB to those documents (per-user KBs)."""
+        restriction = restriction or {}
         if plan.listing:
-            listed, stages = self._listing.run(plan, kbs, self._max_passages)
+            listed, stages = self._listing.run(plan, kbs, self._max_passages, restriction)
             return _numbered(listed), stages
         found: list[tuple[str, Hit]] = []
         per_kb: dict[str, int] = {}
@@ -47,7 +53,7 @@ class PlanExecutor:
         graph: dict[str, Any] = {}  # knowledge base → what graph search did there
         for name in plan.knowledge_bases:
             try:
-                hits = self._retrieve(kbs[name], plan, question, notes)
+                hits = self._retrieve(kbs[name], plan, question, notes, restriction)
             except Exception as exc:  # one broken KB must not sink the others' answer
                 log.warning("search of knowledge base %s failed: %s", name, exc)
                 notes.append(f"{name}: search failed ({type(exc).__name__}: {str(exc)[:200]})")
@@ -59,51 +65,46 @@ class PlanExecutor:
                 graph[name] = hits[0].graph_metadata.model_dump(mode="json")
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
-        found.sort(key=lambda item: -item[1].score)
         merged = len(found)
-        if plan.limit:  # `limit` counts documents: keep each one's best passage
-            best: dict[str, tuple[str, Hit]] = {}
-            for item in found:
-                best.setdefault(item[1].doc_id, item)
-            found = list(best.values())
-        if plan.sort != "relevance":
-            # Date order among the relevant only: a weak match must not win by being recent.
-            if found:
-                floor = found[0][1].score * SORT_RELEVANCE_FLOOR
-                found = [x for x in found if x[1].score >= floor]
-            newest = plan.sort == "newest"
-            dated = [x for x in found if x[1].metadata.date]
-            undated = [x for x in found if not x[1].metadata.date]
-            dated.sort(key=lambda x: x[1].metadata.date or "", reverse=newest)
-            found = dated + undated
-        if plan.limit:
-            found = found[: plan.limit]
+        found = sort_and_limit(
+            found,
+            plan.sort,
+            plan.limit,
+            score=lambda item: item[1].score,
+            date=lambda item: item[1].metadata.date,
+            doc=lambda item: item[1].doc_id,
+        )
         passages = _numbered(found[: self._max_passages])
-        stages = {"retrieved": per_kb, "merged": merged, "passages": len(passages)}
-        if graph:
-            stages["graph"] = graph
-        if notes:
-            stages["notes"] = notes
+        stages = SearchStages(
+            retrieved=per_kb,
+            merged=merged,
+            passages=len(passages),
+            notes=notes,
+            graph=graph or None,
+        )
         return passages, stages
 
     def _retrieve(
-        self, kb: KnowledgeBase, plan: SearchPlan, question: str, notes: list[str]
+        self,
+        kb: KnowledgeBase,
+        plan: SearchPlan,
+        question: str,
+        notes: list[str],
+        restriction: Restriction,
     ) -> list[Hit]:
-        f = plan.filters
+        filters = plan.filters.to_retrieve()
+        if kb.id in restriction:
+            allowed = restricted_ids(filters.doc_ids or [], restriction[kb.id])
+            if not allowed:
+                return []  # nothing this caller may search here
+            filters = filters.model_copy(update={"doc_ids": allowed})
         request = RetrieveRequest(
             query=(plan.query or question)[:2000],
             strategy=plan.strategy,
             top_k=plan.top_k,
             score_threshold=plan.threshold,
             hybrid_mode=plan.hybrid_mode,
-            filters=RetrieveFilters(
-                doc_ids=f.doc_ids or None,
-                authors=f.authors or None,
-                domains=f.domains or None,
-                date_from=f.time.from_ if f.time else None,
-                date_to=f.time.to if f.time else None,
-                title_contains=f.title_contains,
-            ),
+            filters=filters,
             weights=(plan.weights if plan.weights.title > 0 else None),
             use_reranker=plan.rerank.enabled and not strategy_info(plan.strategy).reranks,
             reranker_top_k=plan.rerank.top_k,
@@ -130,6 +131,17 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
+
+
+def restricted_ids(wanted: list[str], allowed: frozenset[str]) -> list[str]:
+    """The plan's document ids narrowed to the allowed ones (all allowed when it names none)."""
+    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
+    if len(ids) > MAX_RESTRICTED_IDS:
+        raise InvalidInput(
+            f"this ask may search {len(ids)} documents of one per-user knowledge base; at "
+            f"most {MAX_RESTRICTED_IDS} are supported"
+        )
+    return ids
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

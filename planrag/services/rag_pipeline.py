@@ -16,11 +16,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from planrag.core.errors import InvalidEmbedding, PlanragError
+from planrag.core.filters import RetrieveFilters
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
 from planrag.services.json_documents import internal_id
-from planrag.services.retrieval import RetrievalService, RetrieveFilters
+from planrag.services.retrieval import RetrievalService
 
 RerankStrategy = Literal["bge", "llm"]
 _KINDS: dict[str, Literal["model", "llm"]] = {"bge": "model", "llm": "llm"}

@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.core.errors import Conflict, KnowledgeBaseNotFound, NotFound, PlanragError
+from planrag.core.filters import In
 from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase, ReindexStatus
 from planrag.llm.embedders import Embedder, EmbedderRegistry, canonical_model
 from planrag.services.ingestion import vector_record
 from planrag.services.kb_locks import KbLocks
-from planrag.stores.filters import In
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorRecord, VectorStore
@@ -59,8 +59,11 @@ class ReindexService:
         batch: int = BATCH,
         retire_after_s: float = RETIRE_AFTER_S,
         shared: bool = False,
+        recalibrate: Callable[[str], object] | None = None,
     ) -> None:
         self._shared = shared
+        # The new vectors need new fusion weights: measured after the switch, never in a search.
+        self._recalibrate = recalibrate
         self._retire_after_s = retire_after_s
         self._metadata = metadata
         self._vectors = vectors
@@ -249,6 +252,11 @@ class ReindexService:
                 "reindex": status.model_dump(mode="json"),
             },
         )
+        if self._recalibrate is not None:
+            try:
+                self._recalibrate(kb_id)
+            except Exception:  # the switch stands; hybrid uses equal weights until the next one
+                log.exception("fusion calibration after reindexing %s failed", kb_id)
         return status
 
     # ── helpers ────────────────────────────────────────────────────────────────────────

@@ -5,75 +5,33 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.errors import InvalidInput
+from planrag.core.filters import And, Filter, NotIn, RetrieveFilters
 from planrag.core.strategies import StrategyName, strategy_info
 from planrag.core.types import (
     FusionInfo,
     Hit,
     HitMetadata,
     KnowledgeBase,
-    PlainText,
-    normalise_date,
     title_text,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.flat_l2 import flat_l2
-from planrag.executors.ner import ner_filter
+from planrag.executors.pipeline import FlatL2Step, PostProcessing, RerankStep, post_process
 from planrag.executors.registry import ExecutorRegistry
-from planrag.executors.rerank import rerank
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
 from planrag.services.graph_retrieval import GraphRetrieval
-from planrag.stores.bm25 import BM25Store
-from planrag.stores.filters import And, Contains, Filter, In, Range
+from planrag.stores.bundle import StoreBundle
+from planrag.stores.catalog import Catalog
+from planrag.stores.lexical import LexicalStore
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
-from planrag.text.entities import extract_entities
 
 MAX_QUERY_CHARS = 2000
 RERANK_POOL = 25
-
-
-class RetrieveFilters(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    doc_ids: list[PlainText] | None = Field(default=None, max_length=1000)
-    authors: list[PlainText] | None = Field(default=None, max_length=100)
-    domains: list[PlainText] | None = Field(default=None, max_length=100)
-    date_from: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    date_to: str | None = Field(default=None, pattern=r"^\d{4}-?\d{2}-?\d{2}$")
-    title_contains: PlainText | None = Field(default=None, min_length=1, max_length=200)
-
-    @field_validator("date_from", "date_to")
-    @classmethod
-    def _real_date(cls, value: str | None) -> str | None:
-        """A calendar date, as uploads require (2024-13-45 is refused, not matched by nothing)."""
-        return None if value is None else normalise_date(value)
-
-    def to_filter(self) -> Filter | None:
-        items: list[Filter] = []
-        if self.doc_ids:
-            items.append(In(field="doc_id", values=self.doc_ids))
-        if self.authors:
-            items.append(In(field="author", values=self.authors))
-        if self.domains:
-            items.append(In(field="domain", values=self.domains))
-        if self.date_from or self.date_to:
-            items.append(
-                Range(
-                    field="date",
-                    gte=int(self.date_from.replace("-", "")) if self.date_from else None,
-                    lte=int(self.date_to.replace("-", "")) if self.date_to else None,
-                )
-            )
-        if self.title_contains:
-            items.append(Contains(field="title", value=self.title_contains))
-        if not items:
-            return None
-        return items[0] if len(items) == 1 else And(items=items)
 
 
 # Spec 002's weights: dense score = chunk·cos(chunk) + title·cos(document title). One model for
@@ -129,7 +87,7 @@ class RetrievalService:
         self,
         metadata: MetadataStore,
         vectors: VectorStore,
-        bm25: BM25Store,
+        bm25: LexicalStore,
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
         rerankers: RerankerRegistry,
@@ -142,6 +100,8 @@ class RetrievalService:
         self._embedders = embedders
         self._executors = executors
         self._rerankers = rerankers
+        self._catalog = Catalog(metadata.engine)
+        self._stores = StoreBundle(vector=vectors, lexical=bm25)
 
     def retrieve(
         self, kb_id: str, request: RetrieveRequest, notes: list[str] | None = None
@@ -160,11 +120,17 @@ class RetrievalService:
         )
         embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
         ctx = QueryContext(
-            kb, request.query, embedder, self._vectors, self._bm25, self._title_texts
+            kb,
+            request.query,
+            embedder,
+            self._stores,
+            self._title_texts,
+            hidden=self._catalog.unfinished_documents(kb.id),
         )
+        steps = self._steps(request, threshold)
         params = SearchParams(
-            top_k=self._fetch_size(kb, request, top_k),
-            where=request.filters.to_filter() if request.filters else None,
+            top_k=self._fetch_size(kb, steps, top_k),
+            where=self._where(kb, request.filters),
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
@@ -181,10 +147,9 @@ class RetrievalService:
             found, graph_metadata = self._graph_for(kb).augment(
                 ctx, found, request.graph_hops, max(params.top_k, 20), params.where
             )
-        found = self._post_process(ctx, request, found)
+        found = post_process(ctx, found, steps, self._texts, self._rerankers)
         if notes is not None:
             notes.extend(ctx.notes)
-        found = [c for c in found if c.score >= threshold]
         hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
         if graph_metadata is not None:
             hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]
@@ -201,55 +166,51 @@ class RetrievalService:
     ) -> list[Hit]:
         """Chunks nearest to a caller-supplied (unit-normalised) query vector, best first."""
         kb = self._metadata.get_kb(kb_id)
-        where = filters.to_filter() if filters else None
+        where = self._where(kb, filters)
+        hidden = self._catalog.unfinished_documents(kb.id)
+        if hidden:
+            unfinished = NotIn(field="doc_id", values=hidden)
+            where = unfinished if where is None else And(items=[where, unfinished])
         fetch = top_k * 3 if kb.chunking.strategy == "parent_child" else top_k
         found = [
-            Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, dense=h.score)
-            for h in self._vectors.search(kb.id, vector, fetch, where)
+            Candidate.from_vector_hit(h) for h in self._vectors.search(kb.id, vector, fetch, where)
         ]
         return self._to_hits(kb, found, None)[:top_k]
+
+    def _where(self, kb: KnowledgeBase, filters: RetrieveFilters | None) -> Filter | None:
+        """The request's filters as the typed tree (tags resolved to this KB's documents)."""
+        if filters is None:
+            return None
+        return filters.to_filter(lambda tags: self._catalog.tagged_documents([kb.id], tags))
 
     def _title_texts(self, doc_ids: list[str]) -> dict[str, str]:
         return {d.id: title_text(d) for d in self._metadata.get_documents(doc_ids).values()}
 
     @staticmethod
-    def _fetch_size(kb: KnowledgeBase, request: RetrieveRequest, top_k: int) -> int:
+    def _fetch_size(kb: KnowledgeBase, steps: PostProcessing, top_k: int) -> int:
         fetch = top_k
-        if request.use_reranker or request.use_ner_filter or request.use_brute_force:
+        if steps.needs_pool:
             fetch = max(fetch, RERANK_POOL)  # post-processing needs candidates to choose from
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
         return fetch * 3 if kb.chunking.strategy == "parent_child" else fetch
 
-    def _post_process(
-        self, ctx: QueryContext, request: RetrieveRequest, found: list[Candidate]
-    ) -> list[Candidate]:
-        """rerank → NER filter → flat L2, each optional (DESIGN.md's post-processing order)."""
-        if request.use_reranker or request.use_ner_filter:
-            texts = {
-                cid: c.text
-                for cid, c in self._metadata.get_chunks(c.chunk_id for c in found).items()
-            }
-            if request.use_reranker:
-                found = rerank(
-                    found,
-                    ctx.text,
-                    texts,
-                    self._rerankers,
-                    request.reranker_top_k,
-                    request.reranker_threshold,
-                )
-            if request.use_ner_filter:
-                found = ner_filter(found, extract_entities(ctx.text), texts)
-        if request.use_brute_force:
-            vectors = self._vectors.get_vectors(ctx.kb.id, [c.chunk_id for c in found])
-            found = flat_l2(
-                found,
-                ctx.vector,
-                vectors,
-                request.brute_force_top_k,
-                request.brute_force_threshold,
+    @staticmethod
+    def _steps(request: RetrieveRequest, threshold: float) -> PostProcessing:
+        return PostProcessing(
+            rerank=RerankStep(top_k=request.reranker_top_k, threshold=request.reranker_threshold)
+            if request.use_reranker
+            else None,
+            ner_filter=request.use_ner_filter,
+            flat_l2=FlatL2Step(
+                top_k=request.brute_force_top_k, threshold=request.brute_force_threshold
             )
-        return found
+            if request.use_brute_force
+            else None,
+            threshold=threshold,
+        )
+
+    def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        return {cid: c.text for cid, c in self._metadata.get_chunks(chunk_ids).items()}
 
     def _to_hits(
         self, kb: KnowledgeBase, found: list[Candidate], fusion: FusionInfo | None

@@ -20,38 +20,21 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import bm25s
 import numpy as np
-from pydantic import BaseModel
 
-from planrag.stores.filters import Filter, matches
+from planrag.core.filters import Filter
 from planrag.stores.job_queue import IndexVersions
+from planrag.stores.lexical import LexicalHit, LexicalRow, RowSource
+from planrag.stores.record_filter import matches
 
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 K1 = 1.5
 B = 0.75
-
-
-class LexicalRow(BaseModel):
-    chunk_id: str
-    doc_id: str
-    tokens: list[str]
-    title: str = ""
-    author: str = ""
-    domain: str = ""
-    date: int = 0
-
-
-class LexicalHit(BaseModel):
-    chunk_id: str
-    doc_id: str
-    score: float  # normalised, [0, 1]
-    raw: float  # BM25 score
 
 
 class LexicalIndex:
@@ -193,9 +176,6 @@ class LexicalIndex:
         return cls(retriever, rows)
 
 
-RowSource = Callable[[str], list[LexicalRow]]
-
-
 class BM25Store:
     """Per-KB BM25 indexes under a directory, rebuilt from `source` when dirty.
 
@@ -258,6 +238,9 @@ class BM25Store:
         self, kb_id: str, tokens: list[str], chunk_ids: list[str], clip: bool = True
     ) -> dict[str, float]:
         return self.index(kb_id).scores_for(tokens, chunk_ids, clip)
+
+    def size(self, kb_id: str) -> int:
+        return len(self.index(kb_id))
 
     def drop(self, kb_id: str) -> None:
         with self._lock(kb_id):

@@ -6,7 +6,7 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, delete, event, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -25,10 +25,8 @@ from planrag.core.types import (
     KnowledgeBaseStats,
     ReindexStatus,
 )
+from planrag.stores.lexical import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
-
-if TYPE_CHECKING:  # bm25s (and scipy) load only when a lexical index is built
-    from planrag.stores.bm25 import LexicalRow
 
 KB_UPDATABLE = {
     "name",
@@ -37,6 +35,7 @@ KB_UPDATABLE = {
     "score_threshold",
     "chunking",
     "user_words",
+    "per_user",
     "calibration",
     # a reindex's progress, and its switch (model, dimension and generation in one commit)
     "reindex",
@@ -79,6 +78,7 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
         vector_store=row.vector_store,  # type: ignore[arg-type]
         vector_generation=row.vector_generation or 0,
         reindex=ReindexStatus.model_validate(row.reindex) if row.reindex else None,
+        per_user=bool(row.per_user),
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),
     )
@@ -103,6 +103,7 @@ def _doc(row: DocumentRow) -> Document:
             date=row.date,
             info=row.info,
             tags=list(row.tags or []),
+            user_id=row.user_id,
         ),
         created_at=aware(row.created_at),
         updated_at=aware(row.updated_at),
@@ -324,8 +325,6 @@ class MetadataStore:
 
     def lexical_rows(self, kb_id: str) -> list[LexicalRow]:
         """Searchable chunks of a KB's completed documents with their tokens and metadata."""
-        from planrag.stores.bm25 import LexicalRow
-
         query = (
             select(
                 ChunkRow.id,

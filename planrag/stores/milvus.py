@@ -16,8 +16,9 @@ from pymilvus import DataType, MilvusClient
 from pymilvus.exceptions import MilvusException
 
 from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
+from planrag.core.filters import Filter, In
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter, In, render_milvus
+from planrag.stores.milvus_filter import render_milvus
 from planrag.stores.vector import (
     TitleRecord,
     VectorHit,

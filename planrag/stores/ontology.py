@@ -69,6 +69,10 @@ def graph_iri(kb_id: str) -> ox.NamedNode:
     return _iri(GRAPH, kb_id)
 
 
+def _entities(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
+    return [_iri(ENTITY, k) for k in dict.fromkeys(keys)]
+
+
 def _keys(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
     return [ox.Literal(k) for k in dict.fromkeys(keys)]
 
@@ -115,19 +119,19 @@ KEYS_TTL_S = 30.0  # another process may write the same SPARQL server
 
 # One direction per query: a UNION of both makes oxigraph scan the graph (100× slower).
 EXPAND_OUT = PREFIXES + (
-    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s sch:normalized ?k ."
-    " BIND(?k AS ?sk) ?s ?p ?o . ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot ."
-    " ?s rdfs:label ?sn ; rdf:type ?st } } LIMIT $limit"
+    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s ?p ?o ."
+    " ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot ."
+    " ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st } } LIMIT $limit"
 )
 EXPAND_IN = PREFIXES + (
-    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?o sch:normalized ?k ."
-    " BIND(?k AS ?ok) ?s ?p ?o . ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st ."
-    " ?o rdfs:label ?on ; rdf:type ?ot } } LIMIT $limit"
+    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s ?p ?o ."
+    " ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st ."
+    " ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot } } LIMIT $limit"
 )
 
 MENTIONS = PREFIXES + (
-    "SELECT ?k ?chunk ?doc WHERE { GRAPH $graph { $values ?e sch:normalized ?k ;"
-    " rel:hasSource ?src . ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
+    "SELECT ?k ?chunk ?doc WHERE { GRAPH $graph { $values ?e rel:hasSource ?src ;"
+    " sch:normalized ?k . ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
 )
 
 ENTITIES = PREFIXES + (
@@ -260,13 +264,15 @@ class OntologyGraphStore:
         return keys
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
-        values = {"k": _keys(keys)}
-        query = self._query(EXPAND_OUT + " ;; " + EXPAND_IN, kb_id, limit, values)
+        # Entities by IRI (their keys percent-encoded): a VALUES join on IRIs is 3× faster.
+        out = {"s": _entities(keys)}
+        incoming = {"o": _entities(keys)}
+        query = self._query(EXPAND_OUT + " ;; " + EXPAND_IN, kb_id, limit, out)
         if not keys:
             return Expansion(query=query)
         edges, seen = [], set()
-        rows = self._select(EXPAND_OUT, kb_id, limit, **values)
-        rows += self._select(EXPAND_IN, kb_id, limit, **values)
+        rows = self._select(EXPAND_OUT, kb_id, limit, **out)
+        rows += self._select(EXPAND_IN, kb_id, limit, **incoming)
         for r in rows:
             p = r["p"]
             if not p.startswith(RELATION) or p == HAS_SOURCE.value:
@@ -283,7 +289,7 @@ class OntologyGraphStore:
         return Expansion(edges=edges, query=query)
 
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
-        values = {"k": _keys(keys)}
+        values = {"e": _entities(keys)}
         query = self._query(MENTIONS, kb_id, limit, values)
         if not keys:
             return Mentions(query=query)

@@ -43,9 +43,10 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
+from planrag.core.filters import Filter
 from planrag.core.settings import PgSettings
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter, render_sql
+from planrag.stores.sql_filter import render_sql
 from planrag.stores.vector import (
     TitleRecord,
     VectorHit,

@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable
 
 from planrag.core.errors import StoreUnavailable
+from planrag.core.filters import Filter
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter
 from planrag.stores.vector import TitleRecord, VectorHit, VectorRecord, VectorStore
 
 StoreOf = Callable[[str], tuple[str, int] | None]  # kb id → (backend name, generation)

@@ -58,6 +58,9 @@ class KnowledgeBaseRow(Base):
         Integer, default=0, server_default=text("0"), nullable=False
     )
     reindex: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    per_user: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -69,6 +72,7 @@ class DocumentRow(Base):
     __table_args__ = (
         Index("ix_documents_kb_hash", "kb_id", "content_hash", unique=True),
         Index("ix_documents_status", "status"),
+        Index("ix_documents_kb_user", "kb_id", "user_id"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -90,6 +94,7 @@ class DocumentRow(Base):
     date: Mapped[str | None] = mapped_column(String(10), nullable=True)
     info: Mapped[str | None] = mapped_column(Text, nullable=True)
     tags: Mapped[list[str]] = mapped_column(JSON, default=list, nullable=False)
+    user_id: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the owner
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

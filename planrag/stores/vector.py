@@ -15,8 +15,8 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from planrag.core.filters import Filter
 from planrag.core.types import Metric
-from planrag.stores.filters import Filter
 
 
 class VectorRecord(BaseModel):

@@ -5,7 +5,6 @@ OpenAI-style history; conversations scoped to their owner; condensation failing 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from planrag.app.main import create_app
 from planrag.core.settings import LLMSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
+from tests.app.kb_fill import fill_kb
 from tests.app.sse import events
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.servers import serve
@@ -27,7 +27,8 @@ DOCS = [
      {"date": "20250310", "title": "2025 인사 규정 변경"}),
     ("hr2024.md", "2024년 인사 규정 변경: 재택 근무가 주 2일로 정해졌다.",
      {"date": "20240412", "title": "2024 인사 규정 변경"}),
-    ("menu.md", "구내식당 메뉴는 매주 월요일에 공지된다.", {"date": "20241105", "title": "식당 메뉴"}),
+    ("menu.md", "구내식당 메뉴는 매주 월요일에 공지된다.",
+     {"date": "20241105", "title": "식당 메뉴"}),
 ]  # fmt: skip
 
 
@@ -49,29 +50,10 @@ def data(stream: list[tuple[str, dict]], name: str) -> dict:
     return next(d for n, d in stream if n == name)
 
 
-def _fill(url: str) -> dict[str, str]:
-    kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": "hr"}).json()
-    ids = {}
-    for name, text, meta in DOCS:
-        files = {"files": (name, text.encode(), "text/markdown")}
-        made = httpx.post(
-            f"{url}/api/knowledge-bases/{kb['id']}/documents", files=files, data=meta, timeout=60
-        ).json()
-        ids[name] = made[0]["id"]
-    deadline = time.monotonic() + 120
-    while any(
-        d["status"] != "completed"
-        for d in httpx.get(f"{url}/api/knowledge-bases/{kb['id']}/documents").json()
-    ):
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    return ids
-
-
 def _served(tmp: Path, embedders: EmbedderRegistry, llm: LLMSettings, script: Script):
     settings = Settings(_env_file=None, data_dir=tmp, llm=llm)  # type: ignore[call-arg]
     with serve(create_app(settings, embedders)) as url:
-        yield Served(url, script, _fill(url))
+        yield Served(url, script, fill_kb(url, "hr", DOCS))
 
 
 @pytest.fixture(scope="module")

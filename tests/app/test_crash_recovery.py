@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from planrag.core.filters import Eq
 from planrag.core.settings import E5_MODEL, MINILM_MODEL, Settings
-from planrag.services.runtime import Runtime
-from planrag.stores.filters import Eq
+from planrag.runtime import Runtime
 from planrag.stores.router import vector_key
 
 pytestmark = pytest.mark.slow

@@ -81,6 +81,7 @@ def test_korean_pdf_and_english_markdown_are_found_first(client: TestClient) -> 
         "date": "2024-03-15",
         "info": None,
         "tags": ["정책", "guide"],
+        "user_id": None,
     }
 
     docs = wait_for_documents(client, kb["id"])

@@ -4,7 +4,6 @@ in the extra fields, auth scopes."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -14,6 +13,7 @@ import pytest
 from planrag.app.main import create_app
 from planrag.core.settings import Settings
 from planrag.llm.embedders import EmbedderRegistry
+from tests.app.kb_fill import fill_kb
 from tests.servers import serve
 
 DOCS = [
@@ -27,24 +27,8 @@ DOCS = [
 def server(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[str]:
     settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("oa"))  # type: ignore[call-arg]
     with serve(create_app(settings, embedders)) as url:
-        for name in ("handbook", "other"):
-            kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": name}).json()
-            if name == "handbook":
-                for filename, text, meta in DOCS:
-                    files = {"files": (filename, text.encode(), "text/markdown")}
-                    httpx.post(
-                        f"{url}/api/knowledge-bases/{kb['id']}/documents",
-                        files=files,
-                        data=meta,
-                        timeout=60,
-                    )
-                deadline = time.monotonic() + 120
-                while any(
-                    d["status"] != "completed"
-                    for d in httpx.get(f"{url}/api/knowledge-bases/{kb['id']}/documents").json()
-                ):
-                    assert time.monotonic() < deadline
-                    time.sleep(0.2)
+        fill_kb(url, "handbook", DOCS)
+        httpx.post(f"{url}/api/knowledge-bases", json={"name": "other"}, timeout=60)
         yield url
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import inspect
 from planrag.app.main import create_app
 from planrag.core.settings import PgSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
-from planrag.services.runtime import Runtime
+from planrag.runtime import Runtime
 from tests.app.test_knowledge_bases_api import create_kb, upload
 from tests.conftest import wait_for_documents
 

@@ -21,9 +21,9 @@ from planrag.app.main import create_app
 from planrag.core.errors import InvalidInput
 from planrag.core.settings import E5_MODEL, EmbeddingSettings, IngestSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.runtime import Runtime
 from planrag.stores.files import FileStore
 from tests.servers import serve
 

@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from planrag.core.filters import RetrieveFilters
 from planrag.core.settings import RerankSettings, Settings
 from planrag.core.types import DocumentMetadata
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseUpdate
-from planrag.services.retrieval import RetrieveFilters, RetrieveRequest
-from planrag.services.runtime import Runtime
+from planrag.services.retrieval import RetrieveRequest
 from planrag.text.tokenizer import LexicalTokenizer
 from tests.llm.rerank_models import serve_rerank
 

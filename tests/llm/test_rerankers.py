@@ -9,6 +9,7 @@ import pytest
 
 from planrag.core.errors import ModelUnavailable
 from planrag.core.settings import LLMSettings, RerankSettings
+from planrag.llm.chat import ChatClient
 from planrag.llm.rerankers import CrossEncoderReranker, HttpReranker, LLMReranker, RerankerRegistry
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.llm.rerank_models import build_random_cross_encoder, serve_rerank
@@ -73,7 +74,7 @@ def test_llm_reranker_on_a_scripted_llm() -> None:
     script = Script([Reply('Sure: {"scores": [9, 1, 7.5]}'), Reply("no idea"), Reply(status=500)])
     with serve_llm(script) as base_url:
         llm = LLMSettings(base_url=base_url, model="test-model")
-        reranker = LLMReranker(llm, timeout_s=5)
+        reranker = LLMReranker(ChatClient(llm), timeout_s=5)
         assert reranker.score("where is the cat?", PASSAGES) == [0.9, 0.1, 0.75]
         with pytest.raises(ModelUnavailable):
             reranker.score("q", PASSAGES)  # unparseable answer
@@ -84,7 +85,7 @@ def test_llm_reranker_on_a_scripted_llm() -> None:
 
 def test_llm_reranker_needs_a_configured_llm() -> None:
     with pytest.raises(ModelUnavailable) as info:
-        LLMReranker(LLMSettings(), timeout_s=5)
+        LLMReranker(ChatClient(LLMSettings()), timeout_s=5)
     assert info.value.details["setting"] == "PLANRAG_LLM__BASE_URL"
 
 

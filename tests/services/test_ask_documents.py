@@ -11,11 +11,11 @@ import pytest
 
 from planrag.core.settings import Settings
 from planrag.core.types import ChunkingConfig, DocumentMetadata
+from planrag.runtime import Runtime
 from planrag.services.answers import no_evidence_reply
 from planrag.services.ask import AskOutcome, AskRequest
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.runtime import Runtime
 
 NOW = "2025-11-21T10:00:00+09:00"
 YESTERDAY = [  # five articles of 2025-11-20, none of which says "기사"

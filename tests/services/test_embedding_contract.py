@@ -9,10 +9,10 @@ from sqlalchemy import update
 from planrag.core.errors import EmbeddingMismatch
 from planrag.core.settings import EmbeddingSettings, Settings
 from planrag.core.types import DocumentStatus
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
 from planrag.stores.tables import KnowledgeBaseRow
 
 

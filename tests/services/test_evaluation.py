@@ -141,8 +141,8 @@ def test_both_stores_score_the_same(
     tmp_path: Path, pg_database: str, embedders, tiny_dataset: dict
 ) -> None:
     from planrag.core.settings import PgSettings, Settings
+    from planrag.runtime import Runtime
     from planrag.services.evaluation import BeirDataset, EvalSession
-    from planrag.services.runtime import Runtime
 
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None, data_dir=tmp_path / "data", pg=PgSettings(url=pg_database)

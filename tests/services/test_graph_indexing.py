@@ -11,9 +11,9 @@ from planrag.core.errors import InvalidInput
 from planrag.core.settings import Settings
 from planrag.core.types import DocumentStatus
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
-from planrag.services.runtime import Runtime
 from tests.graph_servers import BoltServer
 from tests.llm.fake_llm import Reply, Script, serve_llm
 

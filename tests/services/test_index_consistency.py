@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from planrag.core.filters import Eq
 from planrag.core.types import DocumentMetadata, DocumentStatus
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
-from planrag.stores.filters import Eq
 
 TEXT = " ".join(f"Sentence {i} about the warehouse of region {i % 5}." for i in range(120))
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from planrag.core.filters import Eq
 from planrag.core.types import Chunk, DocumentMetadata, DocumentStatus
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest, ScoreWeights
-from planrag.services.runtime import Runtime
-from planrag.stores.filters import Eq
 from planrag.stores.vector import VectorRecord
 
 TEXT = " ".join(f"Sentence {i} about the quarterly budget of team {i % 7}." for i in range(400))

@@ -13,10 +13,10 @@ import pytest
 
 from planrag.core.errors import Conflict, ModelUnavailable, NotFound
 from planrag.core.settings import E5_MODEL, MINILM_MODEL, EmbeddingSettings, Settings
+from planrag.runtime import Runtime
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
-from planrag.services.runtime import Runtime
 from planrag.stores.router import vector_key
 
 DOCS = {

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from planrag.stores.filters import And, Contains, Eq, In, Or, Range, render_milvus, render_sql
+from planrag.core.filters import And, Contains, Eq, In, Or, Range
+from planrag.stores.milvus_filter import render_milvus
+from planrag.stores.sql_filter import render_sql
 
 
 def test_render_every_node() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from planrag.stores.milvus import MilvusStore
-from tests.stores.conformance import DIM, VectorStoreConformance, records, unit
+from planrag.testing.vector_store import DIM, VectorStoreConformance, records, unit
 
 
 def release(path: str) -> None:

@@ -9,8 +9,8 @@ import pytest
 from pymilvus import MilvusClient
 
 from planrag.stores.milvus import MilvusStore
+from planrag.testing.vector_store import VectorStoreConformance
 from tests.milvus_server import milvus_server  # noqa: F401  (session fixture)
-from tests.stores.conformance import VectorStoreConformance
 
 
 def _drop_everything(uri: str) -> None:

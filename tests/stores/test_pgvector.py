@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from planrag.stores.pgvector import PgVectorStore
-from tests.stores.conformance import VectorStoreConformance
+from planrag.testing.vector_store import VectorStoreConformance
 
 
 class TestPgVectorStore(VectorStoreConformance):

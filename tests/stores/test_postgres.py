@@ -14,12 +14,12 @@ import psycopg
 import pytest
 
 from planrag.core.errors import StoreUnavailable
+from planrag.core.filters import Eq
 from planrag.core.settings import PgSettings
-from planrag.stores.filters import Eq
 from planrag.stores.pgvector import PgVectorStore, table_name
 from planrag.stores.postgres import EmbeddedPostgres, PostgresProvider, pgserver_bin_dir
 from planrag.stores.vector import VectorRecord
-from tests.stores.conformance import DIM, unit
+from planrag.testing.vector_store import DIM, unit
 
 N = 3000
 

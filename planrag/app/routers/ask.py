@@ -19,7 +19,9 @@ from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import PlanRequest
+from planrag.services.ask_events import event_data
 from planrag.services.conversations import ConversationRequest
+from planrag.services.ownership import acting_user
 from planrag.stores.conversations import ConversationNotFound
 from planrag.stores.traces import Trace, TraceSummary
 
@@ -65,6 +67,9 @@ async def ask(
     await run_in_threadpool(_names, body, access)
     for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
+    # Whose documents per-user KBs search: the principal with auth on, else the body's user_id.
+    user = acting_user(runtime.settings.auth.enabled, principal.id, body.user_id)
+    body = body.model_copy(update={"user_id": user})
     # A follow-up becomes a standalone question (with the previous turn's KBs and document).
     prepared = await run_in_threadpool(runtime.conversations.prepare, body, principal.id)
     request = prepared.request
@@ -83,7 +88,7 @@ async def ask(
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for item in events:
             yield ServerSentEvent(
-                event=item.event, data=json.dumps(item.data, ensure_ascii=False, default=str)
+                event=item.event, data=json.dumps(event_data(item), ensure_ascii=False)
             )
 
     return EventSourceResponse(

@@ -9,11 +9,14 @@ from fastapi import APIRouter, File, Form, UploadFile, status
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import RuntimeDep
-from planrag.core.errors import InvalidInput, UploadTooLarge
+from planrag.core.errors import Forbidden, InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
+from planrag.runtime import Runtime
+from planrag.services.auth import Principal
 from planrag.services.ingestion import UploadedDocument, UploadItem
-from planrag.services.runtime import Runtime
+from planrag.services.ownership import acting_user
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/documents", tags=["documents"])
 
@@ -63,6 +66,7 @@ def _tags(raw: str | None) -> list[str]:
 async def upload_documents(
     kb_id: str,
     runtime: RuntimeDep,
+    principal: PrincipalDep,
     files: Annotated[list[UploadFile], File(description="TXT, MD or PDF; repeat the field")],
     title: Annotated[str | None, Form()] = None,
     author: Annotated[str | None, Form()] = None,
@@ -70,14 +74,25 @@ async def upload_documents(
     date: Annotated[str | None, Form(description="YYYY-MM-DD or YYYYMMDD")] = None,
     info: Annotated[str | None, Form()] = None,
     tags: Annotated[str | None, Form(description="comma-separated or a JSON list")] = None,
+    user_id: Annotated[
+        str | None,
+        Form(description="the owner (spec 002); with auth on, the caller's principal id"),
+    ] = None,
 ) -> list[UploadedDocument]:
     """Upload documents; indexing runs in the background (poll the document's `status`).
 
     Re-uploading identical content returns the existing document (`duplicate: true`).
     """
+    owner = acting_user(runtime.settings.auth.enabled, principal.id, user_id)
     try:
         metadata = DocumentMetadata(
-            title=title, author=author, domain=domain, date=date, info=info, tags=_tags(tags)
+            title=title,
+            author=author,
+            domain=domain,
+            date=date,
+            info=info,
+            tags=_tags(tags),
+            user_id=owner,
         )
     except ValidationError as exc:
         raise InvalidInput(f"metadata: {exc.errors()[0]['msg']}") from exc
@@ -91,17 +106,32 @@ async def upload_documents(
         _unstage(items)
 
 
+def _sees_all(runtime: Runtime, kb_id: str, principal: Principal) -> bool:
+    """On a per-user KB with auth on, a non-admin caller sees only their own documents."""
+    kb = runtime.metadata.get_kb(kb_id)
+    return not (kb.per_user and runtime.settings.auth.enabled and not principal.admin)
+
+
+def _document(runtime: Runtime, kb_id: str, doc_id: str, principal: Principal) -> Document:
+    doc = runtime.metadata.get_document(doc_id, kb_id)
+    if not _sees_all(runtime, kb_id, principal) and doc.metadata.user_id != principal.id:
+        raise Forbidden(f"document '{doc_id}' belongs to another user", doc_id=doc_id)
+    return doc
+
+
 @router.get("", response_model=list[Document])
 def list_documents(
-    kb_id: str, runtime: RuntimeDep, status: DocumentStatus | None = None
+    kb_id: str, runtime: RuntimeDep, principal: PrincipalDep, status: DocumentStatus | None = None
 ) -> list[Document]:
-    return runtime.ingestion.documents(kb_id, [status] if status else None)
+    docs = runtime.ingestion.documents(kb_id, [status] if status else None)
+    if _sees_all(runtime, kb_id, principal):
+        return docs
+    return [d for d in docs if d.metadata.user_id == principal.id]
 
 
 @router.get("/{doc_id}", response_model=Document)
-def get_document(kb_id: str, doc_id: str, runtime: RuntimeDep) -> Document:
-    runtime.metadata.get_kb(kb_id)
-    return runtime.metadata.get_document(doc_id, kb_id)
+def get_document(kb_id: str, doc_id: str, runtime: RuntimeDep, principal: PrincipalDep) -> Document:
+    return _document(runtime, kb_id, doc_id, principal)
 
 
 class MetadataPatch(DocumentMetadata):
@@ -123,14 +153,15 @@ def update_document_metadata(
 
 
 @router.delete("/{doc_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_document(kb_id: str, doc_id: str, runtime: RuntimeDep) -> None:
+def delete_document(kb_id: str, doc_id: str, runtime: RuntimeDep, principal: PrincipalDep) -> None:
     """Delete the document, its chunks, vectors and file."""
-    runtime.metadata.get_kb(kb_id)
+    _document(runtime, kb_id, doc_id, principal)
     runtime.ingestion.delete(kb_id, doc_id)
 
 
 @router.get("/{doc_id}/chunks", response_model=list[Chunk])
-def list_chunks(kb_id: str, doc_id: str, runtime: RuntimeDep) -> list[Chunk]:
-    runtime.metadata.get_kb(kb_id)
-    runtime.metadata.get_document(doc_id, kb_id)
+def list_chunks(
+    kb_id: str, doc_id: str, runtime: RuntimeDep, principal: PrincipalDep
+) -> list[Chunk]:
+    _document(runtime, kb_id, doc_id, principal)
     return runtime.metadata.list_chunks(doc_id)

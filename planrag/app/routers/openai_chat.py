@@ -23,8 +23,9 @@ from starlette.concurrency import run_in_threadpool
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound
-from planrag.services.ask import AskEvent
+from planrag.services.ask_events import AskEvent, event_data
 from planrag.services.conversations import ChatMessage, ConversationRequest
+from planrag.services.ownership import acting_user
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
 
@@ -74,8 +75,11 @@ async def chat_completions(
         if kb is None:
             raise KnowledgeBaseNotFound(f"model '{body.model}' is no knowledge base of yours")
         knowledge_bases = [kb.name]
+    # OpenAI's `user` names the end user: spec 002's user_id (per-user KBs; with auth on, the
+    # principal, and naming anyone else is a 403).
+    user = acting_user(runtime.settings.auth.enabled, principal.id, body.user)
     request = ConversationRequest(
-        question=question, knowledge_bases=knowledge_bases, messages=history
+        question=question, knowledge_bases=knowledge_bases, messages=history, user_id=user
     )
     prepared = await run_in_threadpool(runtime.conversations.prepare, request, principal.id)
     readable = await run_in_threadpool(access.readable)
@@ -113,22 +117,23 @@ class _Collected:
 
     def take(self, event: AskEvent) -> str | None:
         """Records what the event says; returns answer text when it is a delta."""
+        data = event_data(event)
         if event.event == "search_plan":
-            self.plan = event.data
+            self.plan = data
         elif event.event == "context":
             self.sources = [
                 {
                     k: p.get(k)
                     for k in ("n", "doc_id", "chunk_id", "title", "knowledge_base", "score")
                 }
-                for p in event.data.get("passages", [])
+                for p in data.get("passages", [])
             ]
         elif event.event == "answer":
-            return str(event.data.get("delta", ""))
+            return str(data.get("delta", ""))
         elif event.event == "error":
-            self.error = event.data
+            self.error = data
         elif event.event == "end":
-            self.end = event.data
+            self.end = data
         return None
 
     def extra(self) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from planrag.app.dependencies import RuntimeDep
+from planrag.app.dependencies import RetrievalDep
 from planrag.core.types import Hit
 from planrag.services.retrieval import RetrieveRequest
 
@@ -30,11 +30,11 @@ NOTICE_HEADER = "X-Planrag-Notice"
     },
 )
 def retrieve(
-    kb_id: str, body: RetrieveRequest, runtime: RuntimeDep, response: Response
+    kb_id: str, body: RetrieveRequest, retrieval: RetrievalDep, response: Response
 ) -> list[Hit]:
     """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric."""
     notes: list[str] = []
-    hits = runtime.retrieval.retrieve(kb_id, body, notes)
+    hits = retrieval.retrieve(kb_id, body, notes)
     if notes:  # header values are Latin-1: anything else is escaped
         text = "; ".join(notes)
         response.headers[NOTICE_HEADER] = text.encode("ascii", "backslashreplace").decode()

@@ -16,9 +16,10 @@ from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
-from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound, PlanragError
+from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound
 from planrag.services.ask import LLMChoice
 from planrag.services.conversations import ChatMessage, ConversationRequest
+from planrag.services.ownership import acting_user
 from planrag.services.prompting import (
     ChatResult,
     ChatSource,
@@ -187,11 +188,12 @@ def chat(
         knowledge_bases=list(grounded),
         llm=LLMChoice(model=body.model) if body.model else None,
         history=body.history,
+        user_id=acting_user(runtime.settings.auth.enabled, principal.id, None),
     )
     prepared = runtime.conversations.prepare(request, principal.name)
     outcome = runtime.ask.run(prepared.request, access.readable(), principal.name)
     if outcome.error:
-        raise PlanragError(outcome.error.get("message", "chat failed"))
+        raise outcome.error.to_exception()  # its own status, as the ask reported it
     return ChatResult(
         query=body.query,
         model=body.model or runtime.settings.llm.model or "extractive",

@@ -20,9 +20,9 @@ from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
+from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest
-from planrag.services.runtime import Runtime
 
 TAG = "spec-004"
 URI_SCHEME = "rag://"
@@ -217,7 +217,7 @@ def _background(
     request = AskRequest(question=body.query, knowledge_bases=[kb.name for kb in kbs])
     outcome = runtime.ask.run(request, access.readable())
     if outcome.error:
-        raise PlanragError(outcome.error["message"])
+        raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
     entities, relationships = _graph_of(body.query, graphs, runtime)

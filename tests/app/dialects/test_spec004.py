@@ -13,7 +13,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from planrag.app.main import create_app
+from planrag.core.errors import StoreUnavailable
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.ask_events import ErrorEvent
 from tests.app.dialects.conftest import news, settings_with_reranker, wait_indexed
 from tests.app.dialects.shapes import assert_shape
 from tests.app.dialects.spec_examples import (
@@ -201,3 +203,30 @@ def test_local_search_over_several_resources(client: TestClient) -> None:
     assert all(0.0 <= c["score"] <= 1.0 and 0.0 <= c["similarity"] <= 1.0 for c in both["chunks"])
     scores = [c["score"] for c in both["chunks"]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_a_failure_during_the_ask_keeps_its_status(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error event of the ask (here: the vector store is down, a 503) is not turned into a
+    500 by background_search."""
+    assert client.post("/rag/insert", json=RAG).status_code == 200
+    wait_indexed(client)
+    runtime = client.app.state.runtime  # type: ignore[attr-defined]
+
+    def down(*_args: object, **_kwargs: object) -> None:
+        raise StoreUnavailable("the vector store is down")
+
+    monkeypatch.setattr(runtime.retrieval, "retrieve", down)
+    response = client.post(
+        "/api/v1/retrieve",
+        json={"query": "What is RAG?", "resources": ["rag://default"], "background_search": True},
+    )
+    assert response.status_code == 503, response.text
+    assert response.json()["success"] is False
+
+
+def test_error_events_raise_their_own_errors() -> None:
+    assert ErrorEvent(code="knowledge_base_not_found", message="m").to_exception().status == 404
+    assert ErrorEvent(code="store_unavailable", message="m").to_exception().status == 503
+    assert ErrorEvent(code="no_such_code", message="m").to_exception().status == 500

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from planrag.core.errors import EmbeddingMismatch
-from planrag.stores.filters import And, Contains, Eq, In, Or, Range
+from planrag.core.filters import And, Contains, Eq, In, Or, Range
 from planrag.stores.vector import TitleRecord, VectorRecord, VectorStore, title_weighted_search
 
 DIM = 16

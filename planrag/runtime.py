@@ -1,4 +1,6 @@
-"""The composition root: opens every store once and wires the services (HTTP and CLI share it)."""
+"""The composition root: opens every store once and wires the services (HTTP and CLI share it).
+
+It sits above `services/` (nothing in services imports it), so the wiring never cycles."""
 
 from __future__ import annotations
 
@@ -20,15 +22,21 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
+from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
+from planrag.services.document_search import DocumentSearch
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
+from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
+from planrag.services.json_documents import JsonDocumentService
 from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.rag_pipeline import RagPipeline
 from planrag.services.reindex import ReindexService
+from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -52,14 +60,15 @@ from planrag.text.tokenizer import load_user_dictionary
 log = logging.getLogger(__name__)
 
 
-def build_executors(metadata: MetadataStore, rerankers: RerankerRegistry) -> ExecutorRegistry:
-    """The whitelist: one executor per allowed strategy."""
+def build_calibrator(
+    metadata: MetadataStore, bm25: BM25Store, embedders: EmbedderRegistry
+) -> FusionCalibrator:
+    """Hybrid fusion weights per KB, measured after indexing (and on demand)."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
-    calibrator = FusionCalibrator(metadata.sample_chunks, save)
-    return ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
+    return FusionCalibrator(metadata.sample_chunks, save, metadata.get_kb, bm25, embedders)
 
 
 def open_vector_stores(
@@ -131,6 +140,8 @@ class Runtime:
     bm25: BM25Store
     executors: ExecutorRegistry
     rerankers: RerankerRegistry
+    calibrator: FusionCalibrator
+    chat: ChatClient
     knowledge_bases: KnowledgeBaseService
     ingestion: IngestionService
     retrieval: RetrievalService
@@ -156,10 +167,11 @@ class Runtime:
         shared = settings.ingest.queue == "database"
         versions = IndexVersions(engine, "lexical") if shared else None
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
-        rerankers = RerankerRegistry(settings.rerank, settings.llm)
-        executors = build_executors(metadata, rerankers)
+        chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
+        rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
+        calibrator = build_calibrator(metadata, bm25, embedders)
+        executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
         graphs = open_graph_stores(settings)
-        chat = ChatClient(settings.llm)
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
@@ -173,7 +185,11 @@ class Runtime:
             bm25=bm25,
             executors=executors,
             rerankers=rerankers,
-            knowledge_bases=KnowledgeBaseService(metadata, vectors, files, embedders, bm25, graphs),
+            calibrator=calibrator,
+            chat=chat,
+            knowledge_bases=KnowledgeBaseService(
+                metadata, vectors, files, embedders, bm25, graphs, recalibrate=calibrator.refresh
+            ),
             ingestion=IngestionService(
                 metadata,
                 vectors,
@@ -185,6 +201,7 @@ class Runtime:
                 concurrency=settings.ingest.concurrency,
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
+                on_indexed=calibrator.refresh,
                 locks=locks,
             ),
             retrieval=RetrievalService(
@@ -205,13 +222,23 @@ class Runtime:
                 locks,
                 batch=settings.embedding.batch_size,
                 shared=settings.ingest.queue == "database",
+                recalibrate=calibrator.refresh,
             ),
         )
 
     @cached_property
     def dialects(self) -> DialectServices:
         """The use cases behind the spec 000/003/004 API dialects."""
-        return DialectServices.build(self)
+        rerank = RerankService(self.rerankers)
+        search = DocumentSearch(self.metadata, self.retrieval, rerank)
+        return DialectServices(
+            documents=JsonDocumentService(self.metadata, self.ingestion),
+            search=search,
+            pipeline=RagPipeline(search, self.retrieval, self.embedders),
+            rerank=rerank,
+            collections=CollectionService(self.vectors),
+            health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
+        )
 
     @cached_property
     def auth(self) -> AuthService:
@@ -222,11 +249,6 @@ class Runtime:
     def graph_explorer(self) -> GraphExplorer:
         """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
         return GraphExplorer(self.metadata, self.graphs)
-
-    @cached_property
-    def chat(self) -> ChatClient:
-        """The OpenAI-compatible LLM client (planner, answers, /prompt endpoints)."""
-        return ChatClient(self.settings.llm)
 
     @cached_property
     def ask(self) -> AskService:

@@ -1,0 +1,214 @@
+"""Per-user documents (spec 002 `user_id`, post ownership) and `category_ids`, with auth off
+(the body's user_id is trusted) and on (the principal is the user): user A's ask never returns
+user B's passages in any event; document mode refuses another user's document with 403."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from planrag.app.main import create_app
+from planrag.core.settings import AuthSettings, Settings
+from planrag.llm.embedders import EmbedderRegistry
+from tests.app.sse import events
+
+NOW = "2025-11-21T10:00:00+09:00"
+ALICE_TEXT = "연차 휴가 규정: 알파카 팀의 연차 휴가는 20일이다."
+BOB_TEXT = "연차 휴가 규정: 비버 팀의 연차 휴가는 10일이다."
+QUESTION = "연차 휴가 규정 알려줘"
+
+
+def sse(response: httpx.Response) -> list[tuple[str, Any]]:
+    assert response.status_code == 200, response.text
+    return list(events(response))
+
+
+def upload(
+    client: TestClient, kb_id: str, name: str, text: str, headers: dict, **form: str
+) -> httpx.Response:
+    files = {"files": (name, text.encode(), "text/markdown")}
+    return client.post(
+        f"/api/knowledge-bases/{kb_id}/documents", files=files, data=form, headers=headers
+    )
+
+
+def wait(client: TestClient, kb_id: str, headers: dict) -> None:
+    deadline = time.monotonic() + 120
+    path = f"/api/knowledge-bases/{kb_id}/documents"
+    while any(d["status"] != "completed" for d in client.get(path, headers=headers).json()):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+
+
+def _setup(tmp: Path, embedders: EmbedderRegistry, auth: bool) -> Iterator[dict[str, Any]]:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp,
+        auth=AuthSettings(enabled=auth, secret_key="x" * 40 if auth else "change-me"),
+    )
+    if not auth:
+        settings = Settings(_env_file=None, data_dir=tmp)  # type: ignore[call-arg]
+    with TestClient(create_app(settings, embedders)) as client:
+        heads: dict[str, dict[str, str]] = {"admin": {}, "alice": {}, "bob": {}}
+        users = {"alice": "alice", "bob": "bob"}
+        if auth:
+            runtime = client.app.state.runtime  # type: ignore[attr-defined]
+            for name in heads:
+                key, record = runtime.auth.create_key(name, admin=name == "admin")
+                heads[name] = {"X-API-Key": key}
+                users[name] = f"key:{record.id}"
+        admin = heads["admin"]
+        kb = client.post(
+            "/api/knowledge-bases", json={"name": "team", "per_user": True}, headers=admin
+        ).json()
+        assert kb["per_user"] is True
+        docs = {}
+        for who, text in (("alice", ALICE_TEXT), ("bob", BOB_TEXT)):
+            # auth off: the form's user_id; auth on: the caller, no field needed
+            form = {} if auth else {"user_id": who}
+            made = upload(client, kb["id"], f"{who}.md", text, heads[who], **form)
+            assert made.status_code == 202, made.text
+            docs[who] = made.json()[0]
+            assert docs[who]["metadata"]["user_id"] == users[who]
+        wait(client, kb["id"], admin)
+        yield {"client": client, "kb": kb, "docs": docs, "heads": heads, "users": users}
+
+
+@pytest.fixture(scope="module", params=["auth-off", "auth-on"])
+def team(request, tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    auth = request.param == "auth-on"
+    yield from _setup(tmp_path_factory.mktemp(request.param), embedders, auth)
+
+
+def ask(team: dict[str, Any], who: str, **body: Any) -> httpx.Response:
+    body = {"question": QUESTION, "now": NOW, "knowledge_bases": ["team"], **body}
+    if team["heads"][who] == {}:  # auth off: spec 002 clients send user_id
+        body.setdefault("user_id", who)
+    return team["client"].post("/ai/v2/ask", json=body, headers=team["heads"][who])
+
+
+@pytest.mark.parametrize(("who", "other"), [("alice", "bob"), ("bob", "alice")])
+def test_an_ask_never_returns_another_users_passages(team, who: str, other: str) -> None:  # type: ignore[no-untyped-def]
+    response = ask(team, who)
+    stream = sse(response)
+    own, foreign = team["docs"][who], team["docs"][other]
+    foreign_word = "비버" if other == "bob" else "알파카"
+    own_word = "알파카" if who == "alice" else "비버"
+    assert foreign_word not in response.text and foreign["id"] not in response.text
+    context = next(d for n, d in stream if n == "context")
+    assert [p["doc_id"] for p in context["passages"]] == [own["id"]]
+    assert own_word in response.text
+    assert [n for n, _ in stream][-1] == "end"
+
+
+def test_a_listing_shows_only_the_users_documents(team) -> None:  # type: ignore[no-untyped-def]
+    response = ask(team, "alice", question="최근 글 목록 보여줘")
+    assert "비버" not in response.text and team["docs"]["bob"]["id"] not in response.text
+
+
+def test_document_mode_refuses_another_users_document(team) -> None:  # type: ignore[no-untyped-def]
+    refused = ask(team, "alice", doc_id=team["docs"]["bob"]["id"], question="요약해줘")
+    assert refused.status_code == 403, refused.text
+    assert "비버" not in refused.text
+    own = ask(team, "alice", doc_id=team["docs"]["alice"]["id"], question="요약해줘")
+    assert "알파카" in own.text and "비버" not in own.text
+
+
+def test_who_the_user_is(team) -> None:  # type: ignore[no-untyped-def]
+    """Auth off: no user_id, no documents of a per-user KB. Auth on: the principal is the user;
+    a body or upload naming someone else is refused."""
+    client, bob = team["client"], team["users"]["bob"]
+    if not team["heads"]["alice"]:
+        body = {"question": QUESTION, "now": NOW, "knowledge_bases": ["team"]}
+        response = client.post("/ai/v2/ask", json=body)
+        context = next(d for n, d in sse(response) if n == "context")
+        assert context["passages"] == []
+        assert "알파카" not in response.text and "비버" not in response.text
+        return
+    assert ask(team, "alice", user_id=bob).status_code == 403
+    assert ask(team, "alice", user_id=team["users"]["alice"]).status_code == 200
+    made = upload(
+        client, team["kb"]["id"], "x.md", "다른 사람 이름으로", team["heads"]["alice"], user_id=bob
+    )
+    assert made.status_code == 403
+
+
+def test_the_owner_is_shown_and_the_flag_can_change(team) -> None:  # type: ignore[no-untyped-def]
+    client, kb, admin = team["client"], team["kb"], team["heads"]["admin"]
+    got = client.get(
+        f"/api/knowledge-bases/{kb['id']}/documents/{team['docs']['bob']['id']}", headers=admin
+    ).json()
+    assert got["metadata"]["user_id"] == team["users"]["bob"]
+    path = f"/api/knowledge-bases/{kb['id']}"
+    assert client.patch(path, json={"per_user": False}, headers=admin).json()["per_user"] is False
+    try:
+        shared = ask(team, "alice")
+        assert "비버" in shared.text  # no longer per-user: everyone's documents
+    finally:
+        assert client.patch(path, json={"per_user": True}, headers=admin).json()["per_user"]
+
+
+def test_category_ids_filter_by_tags(team) -> None:  # type: ignore[no-untyped-def]
+    client, admin = team["client"], team["heads"]["admin"]
+    kb = client.post("/api/knowledge-bases", json={"name": "cats"}, headers=admin).json()
+    for name, text, tags in (
+        ("a.md", "출장비 정산 규정: 영수증은 7일 안에 낸다.", "7"),
+        ("b.md", "출장비 정산 규정: 해외 출장은 사전 승인을 받는다.", "9"),
+    ):
+        assert upload(client, kb["id"], name, text, admin, tags=tags).status_code == 202
+    wait(client, kb["id"], admin)
+    body = {"question": "출장비 정산 규정", "now": NOW, "knowledge_bases": ["cats"]}
+    for cats, kept, dropped in (([7], "영수증", "사전 승인"), (["9"], "사전 승인", "영수증")):
+        response = client.post("/ai/v2/ask", json={**body, "category_ids": cats}, headers=admin)
+        stream = sse(response)
+        plan = next(d for n, d in stream if n == "search_plan")["plan"]
+        assert plan["filters"]["tags"] == [str(cats[0])]
+        assert kept in response.text and dropped not in response.text
+    both = client.post("/ai/v2/ask", json=body, headers=admin)
+    assert "영수증" in both.text and "사전 승인" in both.text
+
+
+def test_openai_chat_answers_each_user_from_their_documents(team) -> None:  # type: ignore[no-untyped-def]
+    client, heads = team["client"], team["heads"]
+    for who, own, foreign in (("alice", "알파카", "비버"), ("bob", "비버", "알파카")):
+        body: dict[str, Any] = {
+            "model": "team",
+            "messages": [{"role": "user", "content": QUESTION}],
+        }
+        if not heads[who]:
+            body["user"] = who  # OpenAI's end-user field, trusted with auth off
+        response = client.post("/v1/chat/completions", json=body, headers=heads[who])
+        assert response.status_code == 200, response.text
+        assert own in response.text and foreign not in response.text
+    if heads["alice"]:  # auth on: naming someone else is refused
+        body = {"model": "team", "messages": [{"role": "user", "content": QUESTION}]}
+        body["user"] = team["users"]["bob"]
+        assert (
+            client.post("/v1/chat/completions", json=body, headers=heads["alice"]).status_code
+            == 403
+        )
+
+
+def test_the_document_api_keeps_other_users_documents_out(team) -> None:  # type: ignore[no-untyped-def]
+    """With auth on a non-admin sees only their documents of a per-user KB (list, get, chunks,
+    delete); with auth off everyone is the open admin and sees all."""
+    client, heads, kb = team["client"], team["heads"], team["kb"]
+    path = f"/api/knowledge-bases/{kb['id']}/documents"
+    bob_doc = team["docs"]["bob"]["id"]
+    listed = {d["id"] for d in client.get(path, headers=heads["alice"]).json()}
+    if not heads["alice"]:
+        assert bob_doc in listed
+        return
+    assert listed == {team["docs"]["alice"]["id"]}
+    for method, suffix in (("GET", ""), ("GET", "/chunks"), ("DELETE", "")):
+        got = client.request(method, f"{path}/{bob_doc}{suffix}", headers=heads["alice"])
+        assert got.status_code == 403 and "비버" not in got.text
+    chunks = client.get(f"{path}/{bob_doc}/chunks", headers=heads["bob"])
+    assert chunks.status_code == 200 and "비버" in chunks.text
+    assert bob_doc in {d["id"] for d in client.get(path, headers=heads["admin"]).json()}
