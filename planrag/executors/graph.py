@@ -209,11 +209,10 @@ def merge(
 ) -> list[tuple[str, str, float, GraphHit | None]]:
     """Base candidates (chunk, doc, score) and graph hits as one list, best first.
 
-    A graph-found chunk scores `max(base, path · top) × (1 + (boost − 1) · path)`: its own base
-    score (a graph-only chunk's from `base_scores`, e.g. its cosine to the question), or the path
-    score scaled to the best base score when the graph vouches for it more than the text does,
-    boosted ×1.5 for the best path. Scores over 1 are rescaled so the best is 1 (order and
-    ratios kept)."""
+    A graph-found chunk scores `base × (1 + (boost − 1) · path)`: its base score (a graph-only
+    chunk's from `base_scores`, e.g. its cosine to the question) boosted ×1.5 for the best path.
+    Scores over 1 are rescaled so the best is 1 (order and ratios kept). (Letting the path score
+    lift a chunk above its base score — `max(base, path · top)` — cost 0.2 nDCG@10 on HotpotQA.)"""
     by_graph = {g.chunk_id: g for g in graph}
     merged: dict[str, tuple[str, float, GraphHit | None]] = {
         chunk: (doc, score, by_graph.get(chunk)) for chunk, doc, score in base
@@ -222,11 +221,10 @@ def merge(
     fresh = base_scores(missing) if missing else {}
     for chunk in missing:
         merged[chunk] = (by_graph[chunk].doc_id, fresh.get(chunk, 0.0), by_graph[chunk])
-    top = max((score for _, score, _ in merged.values()), default=0.0) or 1.0
     scored = []
     for chunk, (doc, score, hit) in merged.items():
         if hit is not None:
-            score = max(score, hit.score * top) * (1.0 + (boost - 1.0) * hit.score)
+            score = score * (1.0 + (boost - 1.0) * hit.score)
         scored.append((chunk, doc, score, hit))
     best = max((s for _, _, s, _ in scored), default=0.0)
     scale = 1.0 / best if best > 1.0 else 1.0

@@ -44,6 +44,7 @@ class ChatClient:
         self._json_schema_supported = True
         self._sync: Any = None
         self._async: Any = None
+        self._async_loop: Any = None
 
     @property
     def configured(self) -> bool:
@@ -65,12 +66,21 @@ class ChatClient:
             self._sync = OpenAI(**self._options())
         return self._sync
 
-    def _async_client(self) -> Any:
-        if self._async is None:
-            from openai import AsyncOpenAI
+    def _async_client(self) -> tuple[Any, bool]:
+        """(client, shared). An async client's connection pool belongs to the event loop that
+        first used it: the first loop (the server's, streaming SSE answers) keeps one; a call
+        from another loop (`AskService.run` answers one-body dialects in a loop of its own) gets
+        a client of its own, closed after the call."""
+        import asyncio
 
-            self._async = AsyncOpenAI(**self._options())
-        return self._async
+        from openai import AsyncOpenAI
+
+        loop = asyncio.get_running_loop()
+        if self._async is None:
+            self._async, self._async_loop = AsyncOpenAI(**self._options()), loop
+        if self._async_loop is loop:
+            return self._async, True
+        return AsyncOpenAI(**self._options()), False
 
     def complete_json(
         self,
@@ -145,25 +155,29 @@ class ChatClient:
         HTTP stream to the LLM."""
         from openai import OpenAIError
 
-        client = self._async_client()
+        client, shared = self._async_client()
         try:
-            stream = await client.chat.completions.create(
-                model=model or self.settings.model,
-                messages=messages,
-                temperature=self.settings.temperature,
-                timeout=self.settings.answer_timeout_s,
-                stream=True,
-            )
-        except OpenAIError as exc:
-            raise _unavailable(exc) from exc
-        try:
-            async for chunk in stream:
-                if chunk.choices and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
-        except OpenAIError as exc:
-            raise _unavailable(exc) from exc
+            try:
+                stream = await client.chat.completions.create(
+                    model=model or self.settings.model,
+                    messages=messages,
+                    temperature=self.settings.temperature,
+                    timeout=self.settings.answer_timeout_s,
+                    stream=True,
+                )
+            except OpenAIError as exc:
+                raise _unavailable(exc) from exc
+            try:
+                async for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
+            except OpenAIError as exc:
+                raise _unavailable(exc) from exc
+            finally:
+                await stream.close()
         finally:
-            await stream.close()
+            if not shared:
+                await client.close()
 
     def list_models(self, timeout_s: float | None = None) -> list[str]:
         from openai import OpenAIError

@@ -212,3 +212,15 @@ def test_the_document_api_keeps_other_users_documents_out(team) -> None:  # type
     chunks = client.get(f"{path}/{bob_doc}/chunks", headers=heads["bob"])
     assert chunks.status_code == 200 and "비버" in chunks.text
     assert bob_doc in {d["id"] for d in client.get(path, headers=heads["admin"]).json()}
+
+
+def test_retrieve_on_a_per_user_kb_returns_only_the_callers_documents(team) -> None:  # type: ignore[no-untyped-def]
+    client, heads, kb = team["client"], team["heads"], team["kb"]
+    path = f"/api/knowledge-bases/{kb['id']}/retrieve"
+    got = client.post(path, json={"query": QUESTION}, headers=heads["alice"])
+    assert got.status_code == 200, got.text
+    if heads["alice"]:  # auth on: the caller's own
+        assert [h["doc_id"] for h in got.json()] == [team["docs"]["alice"]["id"]]
+    else:  # auth off: /retrieve names no user, so nothing of a per-user KB
+        assert got.json() == []
+    assert "비버" not in got.text

@@ -41,7 +41,7 @@ def test_graph_search_end_to_end(client: TestClient) -> None:
         client, kb_id, query=question, strategy="hybrid", top_k=4, enable_graph_search=True
     )
     names = [h["metadata"]["filename"] for h in hits]
-    assert names[:2] == ["musk.txt", "rocket.txt"] or names[:2] == ["rocket.txt", "musk.txt"]
+    assert names[0] == "musk.txt" and "rocket.txt" in names
     meta = hits[0]["graph_metadata"]
     assert all(h["graph_metadata"] == meta for h in hits)
     assert meta["backend"] == "ontology" and meta["fallback"] is False
@@ -64,7 +64,9 @@ def test_graph_search_end_to_end(client: TestClient) -> None:
 
     plain = retrieve(client, kb_id, query=question, strategy="hybrid", top_k=4)
     assert all(h["graph_metadata"] is None for h in plain)
-    assert "rocket.txt" not in [h["metadata"]["filename"] for h in plain[:2]]
+    plain_names = [h["metadata"]["filename"] for h in plain]
+    rank = {n: i for i, n in enumerate(plain_names)}
+    assert "rocket.txt" not in rank or names.index("rocket.txt") <= rank["rocket.txt"]
 
     two_hops = retrieve(
         client,
@@ -121,8 +123,10 @@ def test_boost_and_rescale() -> None:
     base = [("a", "d1", 0.8), ("b", "d2", 0.6)]
     graph = [GraphHit("b", "d2", 1.0, ["X"]), GraphHit("c", "d3", 0.5, ["Y"])]
     merged = merge(base, graph, lambda ids: {"c": 0.4}, boost=1.5)
-    # b: max(0.6, 1.0·0.8)·1.5 = 1.2; c: max(0.4, 0.5·0.8)·1.25 = 0.5; a: 0.8; all ÷ 1.2
-    assert [(c, round(s, 4)) for c, _, s, _ in merged] == [("b", 1.0), ("a", 0.6667), ("c", 0.4167)]
+    # b: 0.6·1.5 = 0.9; c: 0.4·1.25 = 0.5; a: 0.8 (nothing over 1: no rescale)
+    assert [(c, round(s, 4)) for c, _, s, _ in merged] == [("b", 0.9), ("a", 0.8), ("c", 0.5)]
+    over = merge([("a", "d1", 0.9)], [GraphHit("a", "d1", 1.0, [])], lambda ids: {}, 1.5)
+    assert over[0][2] == 1.0  # 1.35 rescaled
     assert [h is not None for _, _, _, h in merged] == [True, False, True]
     assert merge(base, [], lambda ids: {}, 1.5) == [("a", "d1", 0.8, None), ("b", "d2", 0.6, None)]
 
