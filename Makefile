@@ -20,13 +20,11 @@ setup: $(STAMP) $(WEB_STAMP)
 
 console: $(WEB_STAMP)
 
-# Re-installs when the package metadata changes (a stale venv).
+# Re-installs when the package metadata changes (a stale venv). scripts/setup.sh checks the
+# Python version first, prints each step and installs a CPU build of torch.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	@PYTHON="$(PYTHON)" VENV="$(VENV)" scripts/setup.sh
+	@touch $(STAMP)
 
 # The web console (served at /): rebuilt when web/ changes, if Node.js >= 20.19 is installed
 # (what Vite needs); npm ci only when the lockfile is newer than node_modules. Without Node the

@@ -61,9 +61,12 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     if unreadable is not None:
         return await validation_error(request, unreadable)
     code = HTTP_CODES.get(exc.status_code, "http_error")
-    return JSONResponse(
-        error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
-    )
+    message = str(exc.detail)
+    if exc.status_code == 404 and message == "Not Found":  # no such route
+        message = f"no route {request.method} {request.url.path}; the API is listed at /docs"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=exc.headers)
 
 
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:

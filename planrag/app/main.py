@@ -10,7 +10,8 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
-from planrag.app import auth, console, errors, observability, openapi
+from planrag.app import auth, console, docs, errors, observability, openapi
+from planrag.app.dependencies import resolve_kb_path
 from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
@@ -109,7 +110,10 @@ def create_app(
         description="LLM-planned retrieval-augmented question answering (Korean first).",
         openapi_tags=TAGS,
         lifespan=lifespan,
-        dependencies=[Depends(auth.authenticate)],
+        docs_url=None,  # served by planrag.app.docs from packaged assets, not a CDN
+        redoc_url=None,
+        # a KB path segment may be a name (resolved to the id first), then authentication
+        dependencies=[Depends(resolve_kb_path), Depends(auth.authenticate)],
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
@@ -121,6 +125,7 @@ def create_app(
     app.include_router(auth.router)
     app.include_router(admin.router)
     app.include_router(observability.router)
+    docs.install(app)
     console.install(app, settings)  # last: the console never shadows an API route
     openapi.install(app, settings)  # the document says what the routes answer
     return app

@@ -10,9 +10,6 @@ also works beside a running server (`--direct`, e.g. to create the first admin k
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -20,6 +17,10 @@ from typing import Any, Protocol
 
 import httpx
 
+from planrag.cli.client import ServerUnreachable
+from planrag.cli.discovery import SERVER_FILE, announce, read_record
+
+__all__ = ["SERVER_FILE", "AdminClient", "admin_client", "announce", "announced_url"]
 from planrag.core.errors import PlanragError
 from planrag.core.settings import Settings
 from planrag.runtime import metadata_url
@@ -29,7 +30,6 @@ from planrag.stores.metadata import make_engine
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import ApiKey, PrincipalStore, User
 
-SERVER_FILE = "server.json"
 TIMEOUT_S = 30.0
 PROBE_TIMEOUT_S = 5.0
 
@@ -49,47 +49,21 @@ class AdminClient(Protocol):
     def disable_user(self, username: str) -> User: ...
 
 
-# ── the server's announcement ───────────────────────────────────────────────────────────────
-@contextmanager
-def announce(data_dir: Path, host: str, port: int) -> Iterator[None]:
-    """While the block runs, `<data_dir>/server.json` says where this process serves."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / SERVER_FILE
-    local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
-    path.write_text(json.dumps({"url": f"http://{local}:{port}", "pid": os.getpid()}))
-    # uvicorn re-raises a SIGTERM after its graceful shutdown; let it end the block (and so
-    # remove the file) instead of killing the process on the spot.
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        path.unlink(missing_ok=True)
-
-
-def _exit_cleanly(_signum: int, _frame: object) -> None:
-    raise SystemExit(0)
-
-
+# ── the server's announcement (planrag.cli.discovery, shared with the other commands) ──────
 def announced_url(data_dir: Path) -> str | None:
     """The URL of the live server announced for this data dir, if any (its process exists and
     it answers; a file left by a killed server is ignored)."""
-    try:
-        info = json.loads((data_dir / SERVER_FILE).read_text())
-        os.kill(int(info["pid"]), 0)  # raises if that process is gone
-        url = str(info["url"])
-        httpx.get(f"{url}/healthz", timeout=PROBE_TIMEOUT_S)
-        return url
-    except (OSError, ValueError, KeyError, TypeError, httpx.HTTPError):
+    record = read_record(data_dir)
+    if record is None:
         return None
+    try:
+        httpx.get(f"{record.url}/healthz", timeout=PROBE_TIMEOUT_S)
+    except httpx.HTTPError:
+        return None
+    return record.url
 
 
 # ── over HTTP ───────────────────────────────────────────────────────────────────────────────
-class ServerUnreachable(PlanragError):
-    code = "server_unreachable"
-    status = 503
-
-
 class HttpAdmin:
     def __init__(self, url: str, api_key: str) -> None:
         self.where = f"the server at {url}"

@@ -11,15 +11,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from planrag.cli.admin_client import AdminClient, admin_client
 from planrag.core.errors import PlanragError
-from planrag.core.settings import get_settings
+
+if TYPE_CHECKING:  # imported when a command runs: `planrag --help` stays quick
+    from planrag.cli.admin_client import AdminClient
 
 console = Console(stderr=True)
 KbScope = Annotated[
@@ -58,6 +59,9 @@ def register(app: typer.Typer) -> None:
         mode["direct"] = direct
 
     def run(action: Callable[[AdminClient], T]) -> T:
+        from planrag.cli.admin_client import admin_client
+        from planrag.core.settings import get_settings
+
         try:
             with admin_client(get_settings(), direct=mode["direct"]) as client:
                 return action(client)

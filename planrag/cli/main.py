@@ -1,56 +1,79 @@
-"""The `planrag` command: serve, kb, ingest, ask, plan, eval."""
+"""The `planrag` command: serve, kb, ingest, ask, plan, eval.
+
+Start-up is kept light: only typer and rich are imported here; each command imports what it
+needs. Commands that touch the stores go through a running server's HTTP API when there is one
+for the data dir (or PLANRAG_SERVER_URL), else open the stores themselves (`cli/backend.py`)."""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
 
 from planrag.cli import ask as ask_commands
 from planrag.cli import auth as auth_commands
 from planrag.cli import worker as worker_commands
-from planrag.cli.admin_client import announce
-from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
-from planrag.core.settings import get_settings
-from planrag.core.strategies import strategy_names
-from planrag.core.types import ChunkingConfig, ChunkingStrategy, DocumentStatus, Metric
-from planrag.ingest.parsers import detect_file_type
-from planrag.runtime import Runtime
-from planrag.services.ingestion import UploadItem
-from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseView
+from planrag.cli.files import collect_files, file_metadata
+from planrag.core.errors import PlanragError
+
+if TYPE_CHECKING:
+    from planrag.cli.backend import Backend
+    from planrag.core.settings import Settings
+    from planrag.runtime import Runtime
 
 app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
 kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
 app.command("worker")(worker_commands.worker)
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # messages stay one line
 
 
-def _runtime() -> Runtime:
-    try:
-        return Runtime.open(get_settings())
-    except PlanragError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(2) from exc
+def settings() -> Settings:
+    from planrag.core.settings import get_settings
+
+    return get_settings()
 
 
-def _find_kb(runtime: Runtime, name_or_id: str) -> KnowledgeBaseView:
+def _runtime(may_create: bool = True) -> Runtime:
+    """This process's own stores (commands that go through no HTTP route: kb reindex)."""
+    from planrag.cli.backend import ensure_data_dir
+    from planrag.runtime import Runtime
+
+    config = settings()
+    notice = ensure_data_dir(config.data_dir, may_create)
+    if notice:
+        console.print(notice)
+    return Runtime.open(config)
+
+
+def _find_kb(runtime: Runtime, name_or_id: str) -> Any:
+    from planrag.core.errors import KnowledgeBaseNotFound
+
     try:
         return runtime.knowledge_bases.get_by_name(name_or_id)
     except KnowledgeBaseNotFound:
         return runtime.knowledge_bases.get(name_or_id)
+
+
+@contextmanager
+def backend(may_create: bool = False) -> Iterator[Backend]:
+    """The stores of the data dir, or the server running for it. Domain errors end the
+    command with one line."""
+    from planrag.cli.backend import open_backend
+
+    opened, notice = open_backend(settings(), may_create)
+    if notice:
+        console.print(notice)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 @app.command()
@@ -72,25 +95,34 @@ def serve(
 
     from planrag.app.http_protocol import LenientH11Protocol
     from planrag.app.main import create_app
+    from planrag.cli.discovery import announce, read_record
+    from planrag.core.settings import get_settings
     from planrag.core.telemetry import configure_logging
 
     if no_worker:  # read by every API process's settings (uvicorn workers re-import the app)
         os.environ["PLANRAG_INGEST__SERVE_WORKER"] = "false"
         get_settings.cache_clear()
-    settings = get_settings()
-    problems = settings.multi_process_problems() if workers > 1 else []
+    config = settings()
+    problems = config.multi_process_problems() if workers > 1 else []
     if problems:
-        console.print(
-            f"[red]error:[/red] --workers {workers} needs stores every process can share; set "
-            + "; ".join(problems)
+        raise PlanragError(
+            f"--workers {workers} needs stores every process can share; set " + "; ".join(problems)
         )
-        raise typer.Exit(2)
-    configure_logging(settings.log_level, settings.log_format)
-    host, port = host or settings.server.host, port or settings.server.port
-    # `planrag keys|users` find this server through the data dir and go through its API.
-    with announce(settings.data_dir, host, port):
+    running = read_record(config.data_dir)
+    if running is not None:
+        raise PlanragError(
+            f"a planrag server (pid {running.pid}) already serves {config.data_dir.resolve()} "
+            f"at {running.url}: stop it, or set PLANRAG_DATA_DIR to another folder"
+        )
+    configure_logging(config.log_level, config.log_format)
+    # Configuration errors (e.g. auth without a secret) surface here, in one line, before
+    # anything listens.
+    application = create_app(config) if workers == 1 else None
+    host, port = host or config.server.host, port or config.server.port
+    # Other `planrag` commands find this server through the data dir and go through its API.
+    with announce(config.data_dir, host, port):
         uvicorn.run(
-            "planrag.app.main:create_app" if workers > 1 else create_app(settings),
+            application or "planrag.app.main:create_app",
             factory=workers > 1,
             workers=workers if workers > 1 else None,
             # A worker process opens stores and loads models before it answers the supervisor's
@@ -98,7 +130,7 @@ def serve(
             timeout_worker_healthcheck=120,
             host=host,
             port=port,
-            log_level=settings.log_level.lower(),
+            log_level=config.log_level.lower(),
             http=LenientH11Protocol,  # accepts raw UTF-8 URLs, as curl sends them
         )
 
@@ -120,39 +152,34 @@ def kb_create(
     """Create a knowledge base."""
     if store not in ("milvus", "pgvector"):
         raise typer.BadParameter("milvus or pgvector", param_hint="--store")
-    runtime = _runtime()
-    try:
-        kb = runtime.knowledge_bases.create(
-            KnowledgeBaseCreate(
-                name=name,
-                description=description,
-                top_k=top_k,
-                vector_store=store,  # type: ignore[arg-type]
-                embedding_model=embedding,
-                metric=_metric(metric),
-                chunking=ChunkingConfig(
-                    strategy=_strategy(chunking), chunk_size=chunk_size, chunk_overlap=chunk_overlap
-                ),
-            )
-        )
-    except PlanragError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from exc
-    finally:
-        runtime.close()
-    typer.echo(kb.id)
+    body = {
+        "name": name,
+        "description": description,
+        "top_k": top_k,
+        "vector_store": store,
+        "embedding_model": embedding,
+        "metric": _metric(metric),
+        "chunking": {
+            "strategy": _strategy(chunking),
+            "chunk_size": chunk_size,
+            "chunk_overlap": chunk_overlap,
+        },
+    }
+    with backend(may_create=True) as server:
+        kb = server.create_kb(body)
+    typer.echo(kb["id"])
 
 
-def _metric(value: str) -> Metric:
+def _metric(value: str) -> str:
     if value.upper() not in ("COSINE", "L2", "IP"):
         raise typer.BadParameter("metric must be COSINE, L2 or IP")
-    return value.upper()  # type: ignore[return-value]
+    return value.upper()
 
 
-def _strategy(value: str) -> ChunkingStrategy:
+def _strategy(value: str) -> str:
     if value not in ("size", "parent_child", "context_aware"):
         raise typer.BadParameter("chunking must be size, parent_child or context_aware")
-    return value  # type: ignore[return-value]
+    return value
 
 
 @kb_app.command("reindex")
@@ -164,19 +191,19 @@ def kb_reindex(
 ) -> None:
     """Re-embed a knowledge base with another model. The old vectors serve until the new ones are
     complete; an interrupted reindex leaves them serving."""
-    runtime = _runtime()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    runtime = _runtime(may_create=False)
     try:
         kb = _find_kb(runtime, name)
-        with Progress(*_columns(), console=console) as bar:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      console=console) as bar:  # fmt: skip
             task = bar.add_task(f"reindex {kb.name}", total=None)
 
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
             result = runtime.reindex.start(kb.id, embedding, background=False, progress=progress)
-    except PlanragError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from exc
     finally:
         runtime.close()
     if result.status != "completed":
@@ -187,27 +214,30 @@ def kb_reindex(
 
 @kb_app.command("list")
 def kb_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """List knowledge bases with document counts."""
-    runtime = _runtime()
-    try:
-        kbs = runtime.knowledge_bases.list()
-    finally:
-        runtime.close()
+    """List knowledge bases with document counts (full ids)."""
+    with backend() as server:
+        kbs = server.list_kbs()
     if as_json:
-        typer.echo(json.dumps([kb.model_dump(mode="json") for kb in kbs], ensure_ascii=False))
+        typer.echo(json.dumps(kbs, ensure_ascii=False))
         return
-    table = Table("name", "id", "documents", "chunks", "size", "updated")
+    from rich.table import Table
+
+    table = Table("name")
+    table.add_column("id", no_wrap=True, min_width=36)  # never cut: ids are copied from here
+    for column in ("documents", "chunks", "size", "updated"):
+        table.add_column(column)
     for kb in kbs:
-        last = kb.stats.last_updated or kb.updated_at
+        stats = kb["stats"]
+        last = stats.get("last_updated") or kb["updated_at"]
         table.add_row(
-            kb.name,
-            kb.id,
-            str(kb.stats.document_count),
-            str(kb.stats.chunk_count),
-            f"{kb.stats.size_bytes:,}",
-            last.strftime("%Y-%m-%d %H:%M"),
+            kb["name"],
+            kb["id"],
+            str(stats["document_count"]),
+            str(stats["chunk_count"]),
+            f"{stats['size_bytes']:,}",
+            last[:16].replace("T", " "),
         )
-    Console().print(table)
+    Console(width=max(Console().width, 120)).print(table)
 
 
 @kb_app.command("delete")
@@ -215,39 +245,13 @@ def kb_delete(
     name: str, yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False
 ) -> None:
     """Delete a knowledge base (by name or id) with all its documents and vectors."""
-    runtime = _runtime()
-    try:
-        kb = _find_kb(runtime, name)
+    with backend() as server:
+        kb = server.find_kb(name)
         if not yes:
-            typer.confirm(
-                f"Delete '{kb.name}' and its {kb.stats.document_count} documents?", abort=True
-            )
-        runtime.knowledge_bases.delete(kb.id)
-    except PlanragError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from exc
-    finally:
-        runtime.close()
-    console.print(f"deleted {kb.name}")
-
-
-def _collect(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
-    files: list[Path] = []
-    skipped: list[tuple[Path, str]] = []
-    for path in paths:
-        candidates = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for candidate in candidates:
-            if not candidate.exists():
-                skipped.append((candidate, "not found"))
-                continue
-            try:
-                detect_file_type(candidate.name)
-            except PlanragError as exc:
-                if not path.is_dir():  # unsupported files inside folders are skipped silently
-                    skipped.append((candidate, exc.message))
-                continue
-            files.append(candidate)
-    return files, skipped
+            count = kb["stats"]["document_count"]
+            typer.confirm(f"Delete '{kb['name']}' and its {count} documents?", abort=True)
+        server.delete_kb(kb["id"])
+    console.print(f"deleted {kb['name']}")
 
 
 @app.command()
@@ -255,74 +259,86 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="files or folders (searched recursively)")],
     kb: Annotated[str, typer.Option("--kb", help="knowledge base name or id")],
     create: Annotated[bool, typer.Option(help="create the knowledge base if missing")] = False,
+    title: Annotated[str | None, typer.Option(help="title (one file only)")] = None,
+    author: Annotated[str | None, typer.Option(help="author of every file")] = None,
+    domain: Annotated[str | None, typer.Option(help="domain of every file")] = None,
+    date: Annotated[str | None, typer.Option(help="date of every file, YYYY-MM-DD")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="a tag of every file (repeat)")] = None,
+    info: Annotated[str | None, typer.Option(help="free-text info of every file")] = None,
 ) -> None:
-    """Upload and index files into a knowledge base, with a progress bar."""
-    files, failures = _collect(paths)
-    runtime = _runtime()
-    try:
-        target = _target_kb(runtime, kb, create)
-        _ingest_files(runtime, target, files, failures)
-    finally:
-        runtime.close()
-    _summary(files, failures)
+    """Upload and index files into a knowledge base, with a progress bar.
+
+    Metadata: the options apply to every file; a Markdown file's front matter (--- … ---) and a
+    sidecar file `NAME.meta.json` beside a file override them for that file (tags are merged)."""
+    files, failures, skipped = collect_files(paths)
+    if title and len(files) > 1:
+        raise typer.BadParameter("--title names one file; use front matter or sidecar files")
+    defaults: dict[str, Any] = {"title": title, "author": author, "domain": domain}
+    defaults |= {"date": date, "info": info, "tags": tag or []}
+    with backend(may_create=create) as server:
+        target = _target_kb(server, kb, create)
+        _ingest_files(server, target, files, defaults, failures)
+    _summary(files, failures, skipped)
     if failures:
         raise typer.Exit(1)
 
 
-def _target_kb(runtime: Runtime, name: str, create: bool) -> KnowledgeBaseView:
+def _target_kb(server: Backend, name: str, create: bool) -> dict[str, Any]:
+    from planrag.core.errors import KnowledgeBaseNotFound
+
     try:
-        return _find_kb(runtime, name)
+        return server.find_kb(name)
     except KnowledgeBaseNotFound:
         if not create:
-            console.print(f"[red]error:[/red] no knowledge base '{name}' (use --create)")
-            raise typer.Exit(1) from None
-        return runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name))
-
-
-def _columns() -> tuple[ProgressColumn, ...]:
-    return (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
+            raise PlanragError(f"no knowledge base '{name}' (use --create)") from None
+        return server.create_kb({"name": name})
 
 
 def _ingest_files(
-    runtime: Runtime, kb: KnowledgeBaseView, files: list[Path], failures: list[tuple[Path, str]]
+    server: Backend,
+    kb: dict[str, Any],
+    files: list[Path],
+    defaults: dict[str, Any],
+    failures: list[tuple[Path, str]],
 ) -> None:
-    with Progress(*_columns(), console=console) as progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=console) as progress:
         task = progress.add_task("indexing", total=len(files))
         for path in files:
             progress.update(task, description=f"indexing {path.name[:40]}")
             try:
-                uploaded = runtime.ingestion.upload(
-                    kb.id,
-                    [UploadItem(filename=path.name, data=path.read_bytes())],
-                    background=False,
-                )[0]
-                doc = uploaded
-                if uploaded.status == DocumentStatus.pending:
-                    doc = runtime.ingestion.index(uploaded.id)  # type: ignore[assignment]
-                if doc.status == DocumentStatus.error:
-                    failures.append((path, doc.error or "unknown error"))
+                metadata = file_metadata(path, defaults)
+                doc = server.ingest(kb["id"], path, metadata)
+                if doc["status"] == "error":
+                    failures.append((path, doc.get("error") or "unknown error"))
             except PlanragError as exc:
                 failures.append((path, exc.message))
             progress.advance(task)
 
 
-def _summary(files: list[Path], failures: list[tuple[Path, str]]) -> None:
+def _summary(
+    files: list[Path], failures: list[tuple[Path, str]], skipped: list[tuple[Path, str]]
+) -> None:
     failed = {path for path, _ in failures}
     indexed = sum(1 for path in files if path not in failed)
-    console.print(f"{indexed} of {len(files)} file(s) indexed")
+    tried = len(files) + sum(1 for path in failed if path not in files)
+    console.print(f"{indexed} of {tried} file(s) indexed")
     for path, reason in failures:
         console.print(f"  [red]failed[/red] {path}: {reason}")
+    if skipped:
+        console.print(f"{len(skipped)} file(s) skipped")
+        for path, reason in skipped:
+            console.print(f"  [yellow]skipped[/yellow] {path}: {reason}")
 
 
 @app.command("eval")
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="BEIR-style JSON: corpus, queries, qrels")],
-    strategy: Annotated[str, typer.Option(help=" | ".join(strategy_names()))] = "hybrid",
+    strategy: Annotated[
+        str, typer.Option(help="a retrieval strategy: ann | keyword | bm25 | hybrid | 2-stage …")
+    ] = "hybrid",
     top_k: Annotated[int, typer.Option(help="hits fetched per query (metrics use @5/@10)")] = 10,
     kb_settings: Annotated[
         str | None, typer.Option(help='knowledge-base settings as JSON, e.g. {"chunking": …}')
@@ -343,65 +359,61 @@ def eval_command(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Ingest a dataset into a throw-away KB (in a temporary data dir) and score a strategy."""
-    import tempfile
+    from planrag.cli.evaluation import run_evaluation
 
-    from planrag.services.evaluation import BeirDataset, evaluate
-
-    try:
-        data = BeirDataset.load(dataset)
-        extra = {"vector_store": store, **(json.loads(kb_settings) if kb_settings else {})}
-        if graph != "none":
-            extra["graph_backend"] = graph
-        graph_request = (
-            {"enable_graph_search": True, "graph_hops": graph_hops} if graph != "none" else {}
-        )
-        if not 0.0 <= title_weight <= 1.0:
-            raise InvalidInput("--title-weight must be between 0 and 1")
-    except (PlanragError, json.JSONDecodeError) as exc:
-        console.print(f"[red]error:[/red] {getattr(exc, 'message', exc)}")
-        raise typer.Exit(2) from exc
-    settings = get_settings()
-    with tempfile.TemporaryDirectory(prefix="planrag-eval-") as tmp:
-        Path(tmp).chmod(0o711)  # an embedded PostgreSQL runs as another OS user when root
-        runtime = Runtime.open(settings.model_copy(update={"data_dir": Path(tmp)}))
-        try:
-            with Progress(*_columns(), console=console, disable=as_json) as bar:
-                task = bar.add_task("ingest", total=None)
-
-                def progress(stage: str, done: int, total: int) -> None:
-                    bar.update(task, description=stage, completed=done, total=total)
-
-                report = evaluate(
-                    runtime,
-                    data,
-                    strategy,  # type: ignore[arg-type]
-                    extra,
-                    progress,
-                    top_k=min(50, max(top_k, 10) * 3),
-                    hybrid_mode=hybrid_mode,
-                    weights={"chunk": 1.0 - title_weight, "title": title_weight},
-                    **graph_request,
-                )
-        except PlanragError as exc:
-            console.print(f"[red]error:[/red] {exc.message}")
-            raise typer.Exit(1) from exc
-        finally:
-            runtime.close()
+    report = run_evaluation(
+        settings(),
+        dataset,
+        strategy,
+        top_k=top_k,
+        kb_settings=kb_settings,
+        hybrid_mode=hybrid_mode,
+        store=store,
+        title_weight=title_weight,
+        graph=graph,
+        graph_hops=graph_hops,
+        quiet=as_json,
+    )
     if as_json:
-        typer.echo(json.dumps(report.as_json()))
+        typer.echo(json.dumps(report))
         return
+    from rich.table import Table
+
     table = Table("metric", "value")
-    for key, value in report.as_json().items():
+    for key, value in report.items():
         table.add_row(key, json.dumps(value))
     Console().print(table)
 
 
-ask_commands.register(app, _runtime)
+ask_commands.register(app, backend)
 auth_commands.register(app)
 
 
+def _setting_error(exc: Exception) -> str:
+    """A settings validation error as one line naming the environment variable."""
+    errors: list[dict[str, Any]] = getattr(exc, "errors", list)()
+    parts = []
+    for error in errors:
+        name = "PLANRAG_" + "__".join(str(p).upper() for p in error.get("loc", ()))
+        parts.append(f"{name}: {error.get('msg', '')}")
+    return "invalid setting " + "; ".join(parts) if parts else str(exc)
+
+
 def main() -> None:
-    app()
+    """The entry point: domain and configuration errors end in one line, not a traceback
+    (usage errors, --help and exit codes are typer's)."""
+    try:
+        app()
+    except PlanragError as exc:
+        console.print(f"[red]error:[/red] {exc.message}", highlight=False)
+        sys.exit(2 if exc.details.get("setting") else 1)
+    except Exception as exc:
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError) and exc.title == "Settings":
+            console.print(f"[red]error:[/red] {_setting_error(exc)}", highlight=False)
+            sys.exit(2)
+        raise
 
 
 if __name__ == "__main__":

@@ -256,10 +256,10 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./data")
     log_level: str = "INFO"
-    # CLI commands that manage a running server (`planrag keys|users`) go to this URL; empty:
-    # the server `planrag serve` announces in <data_dir>/server.json, else the data dir itself.
+    # CLI commands (`planrag kb|ingest|ask|plan|keys|users`) go to this server; empty: the one
+    # `planrag serve` announces in <data_dir>/server.json, else the data dir itself.
     server_url: str = ""
-    # The API key those commands send (an admin key when the server has auth on).
+    # The API key they send (an admin key for keys|users when the server has auth on).
     api_key: str = ""
     # text: human-readable lines; json: one JSON object per line (time, level, logger, message,
     # request_id). Every line carries the request id of the HTTP request it belongs to.

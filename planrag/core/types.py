@@ -20,7 +20,7 @@ Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = Literal["none", "ontology", "neo4j"]
 VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
-FileType = Literal["txt", "md", "pdf"]
+FileType = Literal["txt", "md", "pdf", "docx", "hwpx", "html", "csv"]
 
 # One rule for every value that is stored as document metadata and every value a filter
 # compares with it (authors, titles, domains, document ids): no control characters but tab,
@@ -84,10 +84,23 @@ class ChunkingConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_sizes(self) -> ChunkingConfig:
+        # A default the user never set follows the size they did set (an eighth, a fifth) rather
+        # than being reported as an error about a value they never gave.
+        given = self.model_fields_set
+        if self.chunk_overlap >= self.chunk_size and "chunk_overlap" not in given:
+            self.chunk_overlap = self.chunk_size // 8
+        if self.child_size >= self.parent_size and "child_size" not in given:
+            self.child_size = max(20, self.parent_size // 5)
         if self.chunk_overlap >= self.chunk_size:
-            raise ValueError("chunk_overlap must be smaller than chunk_size")
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size "
+                f"({self.chunk_size})"
+            )
         if self.child_size >= self.parent_size:
-            raise ValueError("child_size must be smaller than parent_size")
+            raise ValueError(
+                f"child_size ({self.child_size}) must be smaller than parent_size "
+                f"({self.parent_size})"
+            )
         return self
 
 

@@ -83,6 +83,7 @@ class QueryContext:
         self.hidden = hidden or []
         self.title_texts = title_texts
         self.fusion: FusionInfo | None = None
+        self.notes: list[str] = []  # what the caller should be told (e.g. a skipped stage)
 
     @cached_property
     def vector(self) -> list[float]:

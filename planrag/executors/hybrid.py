@@ -6,9 +6,11 @@
   calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum). With
   equal legs this is spec 001's "BM25 candidates, then vector ordering".
 - `parallel`: both legs independently, ordered by weighted Reciprocal Rank Fusion (k
-  configurable).
+  configurable). The shown score is the RRF score scaled by (k + 1) — 1.0 for a chunk first in
+  both legs, in [0, 1] — so hits are in score order (the weighted sum would not be).
 
-Every candidate gets both leg scores, and its shown score is the same weighted sum, in [0, 1].
+Every candidate gets both leg scores; in `sequential` its shown score is their weighted sum, in
+[0, 1].
 The weights and why they were chosen are reported (`FusionInfo`).
 """
 
@@ -46,10 +48,11 @@ class HybridExecutor(BaseExecutor):
         )
         legs = _Legs(ctx, lexical, dense, fusion.dense_weight > 0, params.title_weight)
         if params.hybrid_mode == "parallel":
-            order = _rrf(legs, fusion, params.rrf_k)
+            scores = _rrf(legs, fusion, params.rrf_k)
         else:
-            order = sorted(legs.docs, key=lambda c: legs.fused(c, fusion), reverse=True)
-        return [legs.candidate(c, fusion) for c in order[: params.top_k]]
+            scores = {c: legs.fused(c, fusion) for c in legs.docs}
+        order = sorted(scores, key=lambda c: scores[c], reverse=True)
+        return [legs.candidate(c, scores[c]) for c in order[: params.top_k]]
 
 
 class _Legs:
@@ -89,11 +92,11 @@ class _Legs:
         score += fusion.dense_weight * rescale(self.dense.get(chunk_id, 0.0), fusion.dense_base)
         return max(0.0, score)
 
-    def candidate(self, chunk_id: str, fusion: FusionInfo) -> Candidate:
+    def candidate(self, chunk_id: str, score: float) -> Candidate:
         return Candidate(
             chunk_id=chunk_id,
             doc_id=self.docs[chunk_id],
-            score=min(1.0, self.fused(chunk_id, fusion)),
+            score=min(1.0, score),  # the order key may exceed 1 (unclipped BM25)
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
@@ -107,13 +110,14 @@ def rescale(cosine: float, base: float | None) -> float:
     return min(1.0, max(0.0, (cosine - base) / (1.0 - base)))
 
 
-def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> list[str]:
-    """Weighted Reciprocal Rank Fusion: Σ weight / (k + rank) over the legs."""
+def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> dict[str, float]:
+    """Weighted Reciprocal Rank Fusion, Σ weight / (k + rank) over the legs, scaled by (k + 1)
+    into [0, 1] (the weights sum to 1)."""
     fused: dict[str, float] = {}
     for weight, ranking in (
         (fusion.lexical_weight, legs.lexical_order),
         (fusion.dense_weight, legs.dense_order),
     ):
         for rank, chunk_id in enumerate(ranking, start=1):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
-    return sorted(fused, key=lambda c: fused[c], reverse=True)
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight * (k + 1) / (k + rank)
+    return {c: min(1.0, s) for c, s in fused.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planrag.core.errors import ModelUnavailable
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
 from planrag.llm.rerankers import RerankerRegistry
@@ -32,7 +33,8 @@ def rerank(
 @register
 class TwoStageExecutor(BaseExecutor):
     """ANN top 25 → cross-encoder rerank; the reranked order is kept, the score shown is the
-    cosine similarity (spec 001 §3.3)."""
+    cosine similarity (spec 001 §3.3). Without a reranker the first stage is the answer, and
+    the context's notes say that reranking was skipped and why."""
 
     name = "2-stage"
     summary = "ANN top 25, then the reranker's order"
@@ -44,7 +46,12 @@ class TwoStageExecutor(BaseExecutor):
         )
         texts = {h.chunk_id: h.text for h in hits}
         candidates = [Candidate.from_vector_hit(h) for h in hits]
-        scores = self.deps.rerankers.get().score(ctx.text, [texts[c.chunk_id] for c in candidates])
+        try:
+            reranker = self.deps.rerankers.get()
+        except ModelUnavailable as exc:
+            ctx.notes.append(f"reranking skipped: {exc.message}")
+            return candidates[: params.top_k]
+        scores = reranker.score(ctx.text, [texts[c.chunk_id] for c in candidates])
         ordered = sorted(
             (c.model_copy(update={"rerank": s}) for c, s in zip(candidates, scores, strict=True)),
             key=lambda c: c.rerank or 0.0,

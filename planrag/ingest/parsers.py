@@ -1,4 +1,5 @@
-"""File type detection and parsing of TXT, Markdown and PDF uploads into clean text."""
+"""File type detection and parsing of uploads into clean text: TXT, Markdown, PDF, and (in
+`formats.py`) Word .docx, HWPX, HTML and CSV."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ _EXTENSIONS: dict[str, FileType] = {
     ".md": "md",
     ".markdown": "md",
     ".pdf": "pdf",
+    ".docx": "docx",
+    ".hwpx": "hwpx",
+    ".html": "html",
+    ".htm": "html",
+    ".csv": "csv",
 }
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(_EXTENSIONS)
 PAGE_SEPARATOR = "\n\n"
@@ -52,7 +58,7 @@ class ParsedDocument(BaseModel):
 
 
 def detect_file_type(filename: str) -> FileType:
-    """TXT, MD or PDF from the file name's extension (case-insensitive)."""
+    """The file type from the file name's extension (case-insensitive)."""
     extension = os.path.splitext(filename.strip())[1].lower()
     file_type = _EXTENSIONS.get(extension)
     if file_type is None:
@@ -73,11 +79,25 @@ def parse_document(data: bytes, file_type: FileType) -> ParsedDocument:
     elif file_type in ("txt", "md"):
         # Markdown is kept as written: the context-aware chunker needs its headings.
         document = ParsedDocument(text=clean_text(decode_text(data)))
+    elif file_type in ("docx", "hwpx", "html", "csv"):
+        document = ParsedDocument(text=clean_text(_other_format(data, file_type)))
     else:
         raise UnsupportedFileType(f"unsupported file type: {file_type!r}")
     if not document.text:
         raise ParseError("document is empty")
     return document
+
+
+def _other_format(data: bytes, file_type: FileType) -> str:
+    from planrag.ingest import formats
+
+    if file_type == "docx":
+        return formats.docx_text(data)
+    if file_type == "hwpx":
+        return formats.hwpx_text(data)
+    if file_type == "html":
+        return formats.html_text(decode_text(data))
+    return formats.csv_text(decode_text(data))
 
 
 def decode_text(data: bytes) -> str:

@@ -4,7 +4,12 @@ Many concurrent asks each embed one short question. One model call per question 
 batching and makes every caller queue for the CPU separately; here the questions that arrive within
 a short window (`window_s`, default 3 ms) go to the model as one batch, and the vectors of recent
 questions are kept (an LRU of `cache_size`), so a repeated question costs no model call at all.
-Passages (`embed`) pass straight through: indexing batches them itself.
+
+Questions come first. Passages (`embed`, indexing) go to the model in slices of about
+`bulk_slice_s` of work each, and a slice starts only when no question is waiting or being
+embedded: a search waits for at most one slice of indexing, never for a whole document (a 1 MB
+Korean text used to hold the model for a minute). The slice size adapts to the measured time
+per passage.
 """
 
 from __future__ import annotations
@@ -27,8 +32,17 @@ class BatchingEmbedder:
         window_s: float = 0.003,
         max_batch: int = 64,
         cache_size: int = 2048,
+        bulk_slice_s: float = 0.2,
+        bulk_max_wait_s: float = 2.0,
     ) -> None:
         self.inner = inner
+        self._bulk_slice_s = bulk_slice_s
+        self._bulk_max_wait_s = bulk_max_wait_s
+        self._per_passage_s: float | None = None  # measured, smoothed
+        self._in_flight = 0  # questions being embedded now
+        self._quiet = threading.Condition(threading.Lock())  # signalled when questions finish
+        self.bulk_slices = 0  # slices of passages sent to the model (tests read it)
+        self.bulk_waits = 0  # slices that waited for questions first
         self._window_s = window_s
         self._max_batch = max_batch
         self._cache_size = cache_size
@@ -50,7 +64,44 @@ class BatchingEmbedder:
         return getattr(self.inner, name)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        return self.inner.embed(texts)
+        """Passages, in slices that give way to questions (see the module's docstring)."""
+        vectors: list[list[float]] = []
+        start = 0
+        while start < len(texts):
+            part = texts[start : start + self._slice_size()]
+            self._give_way()
+            began = time.perf_counter()
+            vectors += self.inner.embed(part)
+            self._learn((time.perf_counter() - began) / len(part))
+            start += len(part)
+        return vectors
+
+    def _slice_size(self) -> int:
+        if self._per_passage_s is None:
+            return 4  # first slice: small, to measure
+        return max(1, min(256, int(self._bulk_slice_s / max(self._per_passage_s, 1e-6))))
+
+    def _learn(self, seconds_per_passage: float) -> None:
+        known = self._per_passage_s
+        self._per_passage_s = (
+            seconds_per_passage if known is None else 0.7 * known + 0.3 * seconds_per_passage
+        )
+
+    def _questions_pending(self) -> bool:
+        with self._lock:
+            return bool(self._waiting) or self._in_flight > 0
+
+    def _give_way(self) -> None:
+        """Wait while questions wait or are embedded (at most `bulk_max_wait_s` in a row, so
+        indexing still advances under a steady stream of questions)."""
+        deadline = time.monotonic() + self._bulk_max_wait_s
+        waited = False
+        with self._quiet:
+            while self._questions_pending() and time.monotonic() < deadline:
+                waited = True
+                self._quiet.wait(timeout=0.05)
+        self.bulk_slices += 1
+        self.bulk_waits += waited
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         futures: list[Future[list[float]]] = []
@@ -87,7 +138,14 @@ class BatchingEmbedder:
                     self._waiting[: self._max_batch],
                     self._waiting[self._max_batch :],
                 )
-            self._embed_batch(batch)
+                self._in_flight += len(batch)
+            try:
+                self._embed_batch(batch)
+            finally:
+                with self._lock:
+                    self._in_flight -= len(batch)
+                with self._quiet:
+                    self._quiet.notify_all()
 
     def _embed_batch(self, batch: list[tuple[str, Future[list[float]]]]) -> None:
         unique = list(dict.fromkeys(text for text, _ in batch))

@@ -38,6 +38,32 @@ def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
+HUB_PROBE_TIMEOUT_S = 1.5
+
+
+def _in_hub_cache(model: str) -> bool:
+    """Whether the hub model's files are in the local cache already (no network needed)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except Exception:
+        return False
+
+
+def _hub_unreachable() -> str | None:
+    """Why the model hub cannot be reached (offline mode, or no answer within a second and a
+    half); None when it answers."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("TRANSFORMERS_OFFLINE") == "1":
+        return "HF_HUB_OFFLINE=1"
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    try:
+        httpx.head(endpoint, timeout=HUB_PROBE_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        return f"the model hub {endpoint} does not answer ({type(exc).__name__})"
+    return None
+
+
 class CrossEncoderReranker:
     """A sentence-transformers CrossEncoder by local path or hub name; logits → sigmoid."""
 
@@ -48,14 +74,18 @@ class CrossEncoderReranker:
         self.batch_size = batch_size
         self._lock = threading.Lock()
         is_path = Path(model).exists()
-        if not is_path and os.environ.get("HF_HUB_OFFLINE") == "1":
-            raise ModelUnavailable(
-                f"reranker model '{model}' is not a local path and HF_HUB_OFFLINE=1: set "
-                "PLANRAG_RERANK__MODEL to a model directory, or PLANRAG_RERANK__BACKEND=http",
-                setting="PLANRAG_RERANK__MODEL",
-            )
+        cached = not is_path and _in_hub_cache(model)
+        if not is_path and not cached:
+            offline = _hub_unreachable()  # fails in milliseconds, not after the hub's retries
+            if offline:
+                raise ModelUnavailable(
+                    f"reranker model '{model}' is not a local path nor in the model cache, and "
+                    f"{offline}: set PLANRAG_RERANK__MODEL to a model directory, or "
+                    "PLANRAG_RERANK__BACKEND=http",
+                    setting="PLANRAG_RERANK__MODEL",
+                )
         try:
-            self._model = CrossEncoder(model, device="cpu", local_files_only=is_path)
+            self._model = CrossEncoder(model, device="cpu", local_files_only=is_path or cached)
         except Exception as exc:
             raise ModelUnavailable(
                 f"cannot load reranker model '{model}': {exc}. Set PLANRAG_RERANK__MODEL to a "
@@ -223,6 +253,9 @@ class RerankerRegistry:
         self._settings = settings
         self._chat = chat or ChatClient(llm)
         self._rerankers: dict[str, Reranker] = {}
+        # A reranker that could not be created fails again at once, without another attempt,
+        # until the settings change (a new registry): no 45 s hub timeout per request.
+        self._failures: dict[str, ModelUnavailable] = {}
         self._lock = threading.Lock()
 
     @property
@@ -234,9 +267,24 @@ class RerankerRegistry:
         if backend == "model":
             backend = "cross-encoder" if self._settings.backend == "llm" else self._settings.backend
         with self._lock:
+            if backend in self._failures:
+                failed = self._failures[backend]
+                raise ModelUnavailable(failed.message, **failed.details)
             if backend not in self._rerankers:
-                self._rerankers[backend] = self._create(backend)
+                try:
+                    self._rerankers[backend] = self._create(backend)
+                except ModelUnavailable as exc:
+                    self._failures[backend] = exc
+                    raise
             return self._rerankers[backend]
+
+    def unavailable(self, kind: RerankerKind = "configured") -> ModelUnavailable | None:
+        """Why the reranker cannot be used (trying to create it once), else None."""
+        try:
+            self.get(kind)
+        except ModelUnavailable as exc:
+            return exc
+        return None
 
     def _create(self, backend: str) -> Reranker:
         if backend == "http":

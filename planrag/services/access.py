@@ -42,6 +42,13 @@ class KnowledgeBaseAccess:
         self.check(name)
         return self._metadata.get_kb_by_name(name)
 
+    def name_of(self, name_or_id: str) -> str:
+        """The name of the knowledge base with this id; the value itself otherwise (a name)."""
+        try:
+            return self._metadata.get_kb(name_or_id).name
+        except KnowledgeBaseNotFound:
+            return name_or_id
+
     def check(self, name: str) -> None:
         if not self.allowed(name):
             raise Forbidden(f"knowledge base '{name}' is outside this caller's scope", name=name)

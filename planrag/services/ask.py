@@ -83,7 +83,7 @@ class PlanRequest(BaseModel):
         default=None, description="resolve time words against this moment (default: now)"
     )
     knowledge_bases: list[str] | None = Field(
-        default=None, max_length=20, description="names; default: every readable one"
+        default=None, max_length=20, description="names or ids; default: every readable one"
     )
 
 
@@ -205,12 +205,13 @@ class AskService:
         if isinstance(request, AskRequest) and request.llm is not None:
             check_llm_choice(request.llm, self._settings.llm)
         chosen = readable
-        if request.knowledge_bases:
-            names = {kb.name for kb in readable}
-            missing = [n for n in request.knowledge_bases if n not in names]
+        if request.knowledge_bases:  # each by name or id
+            by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
+            missing = [n for n in request.knowledge_bases if n not in by_key]
             if missing:
                 raise KnowledgeBaseNotFound(f"knowledge base '{missing[0]}' not found")
-            chosen = [kb for kb in readable if kb.name in request.knowledge_bases]
+            wanted = {by_key[n].id for n in request.knowledge_bases}
+            chosen = [kb for kb in readable if kb.id in wanted]
         if doc_id is not None:
             doc = self._metadata.get_document(doc_id)
             if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle

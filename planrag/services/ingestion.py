@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from planrag.core import telemetry
 from planrag.core.errors import (
@@ -40,7 +40,8 @@ from planrag.core.types import (
     KnowledgeBase,
 )
 from planrag.ingest.chunkers import chunk_document
-from planrag.ingest.parsers import detect_file_type, parse_document
+from planrag.ingest.cleaning import clean_text
+from planrag.ingest.parsers import decode_text, detect_file_type, parse_document
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.services.consistency import IndexChecker
 from planrag.services.graph_indexing import GraphIndexer
@@ -55,7 +56,7 @@ from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 256
+EMBED_BATCH = 64  # chunks per embed-and-write step (progress is shown after each)
 
 
 Progress = Callable[[int, int], None]
@@ -92,6 +93,18 @@ def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRec
     )
 
 
+BLANK_CHECK_MAX_BYTES = 1 << 20
+
+
+def _blank_text(item: UploadItem, file_type: FileType) -> bool:
+    """A text file (up to 1 MiB; larger ones are left to the parser) holding nothing but
+    whitespace and invisible characters."""
+    if file_type not in ("txt", "md") or item.size > BLANK_CHECK_MAX_BYTES:
+        return False
+    data = item.path.read_bytes() if item.path is not None else item.data
+    return not clean_text(decode_text(data)).strip()
+
+
 class UploadItem(BaseModel):
     """A file to store: its bytes, or a file on disk (HTTP uploads are streamed there and are
     never read whole into memory: hashed and copied block by block)."""
@@ -113,6 +126,21 @@ class UploadItem(BaseModel):
 
 class UploadedDocument(Document):
     duplicate: bool = False
+    metadata_updated: list[str] = Field(
+        default_factory=list,
+        description="metadata fields this request changed (a re-upload with new metadata, or "
+        "PATCH); the document is re-indexed so that filters see them",
+    )
+
+
+def metadata_changes(current: DocumentMetadata, given: DocumentMetadata) -> DocumentMetadata:
+    """`current` with every field `given` carries (non-empty) taken from `given`."""
+    update = {
+        k: v
+        for k, v in given.model_dump().items()
+        if k in given.model_fields_set and v not in (None, "", [])
+    }
+    return current.model_copy(update=update)
 
 
 class IngestionService:
@@ -173,6 +201,10 @@ class IngestionService:
             size = item.size
             if not size:
                 raise EmptyUpload(f"'{item.filename}' is empty", filename=item.filename)
+            if _blank_text(item, types[-1]):  # one rule: nothing to index is an empty file
+                raise EmptyUpload(
+                    f"'{item.filename}' is empty (only whitespace)", filename=item.filename
+                )
             if size > self._max_bytes:
                 raise UploadTooLarge(
                     f"'{item.filename}' is {size} bytes; the limit is {self._max_bytes}"
@@ -223,8 +255,32 @@ class IngestionService:
                 doc = self._metadata.get_document(doc.id)
                 if background:
                     self.submit(doc.id)
-            result.append(UploadedDocument(**doc.model_dump(), duplicate=not created))
+            changed: list[str] = []
+            if not created and metadata is not None:
+                doc, changed = self.update_metadata(doc, metadata_changes(doc.metadata, metadata))
+            result.append(
+                UploadedDocument(
+                    **doc.model_dump(), duplicate=not created, metadata_updated=changed
+                )
+            )
         return result
+
+    def update_metadata(
+        self, doc: Document, metadata: DocumentMetadata, background: bool = True
+    ) -> tuple[Document, list[str]]:
+        """Give a document new metadata; the fields that changed. Vectors and BM25 rows carry
+        metadata for filtering, so a changed document is indexed again (queued)."""
+        before, after = doc.metadata.model_dump(), metadata.model_dump()
+        changed = [k for k in after if after[k] != before[k]]
+        if not changed:
+            return doc, []
+        self._metadata.set_document_metadata(doc.id, metadata)
+        self._vectors.delete_titles(doc.kb_id, [doc.id])  # rebuilt from the new title
+        if doc.status in (DocumentStatus.completed, DocumentStatus.error):
+            self._metadata.set_status(doc.id, DocumentStatus.pending)
+            if background:
+                self.submit(doc.id)
+        return self._metadata.get_document(doc.id), changed
 
     def put(
         self,
@@ -275,6 +331,16 @@ class IngestionService:
                 raise
         self.submit(doc.id)
         return UploadedDocument(**doc.model_dump())
+
+    def reindex_documents(self, kb_id: str) -> int:
+        """Index every settled document of a KB again from its stored file (its chunking
+        changed), in the background; how many were queued. Each is replaced when it completes."""
+        settled = [DocumentStatus.completed, DocumentStatus.error]
+        documents = self._metadata.list_documents(kb_id, settled)
+        for doc in documents:
+            self._metadata.set_status(doc.id, DocumentStatus.pending)
+            self.submit(doc.id)
+        return len(documents)
 
     def wait_for(self, doc_id: str) -> None:
         """Wait for the indexing of one document, if queued or running."""
@@ -532,6 +598,8 @@ class IngestionService:
     def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
         """Embed and upsert every prepared chunk, in batches that may span documents."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
+        for item in prepared:
+            self._metadata.set_progress(item.doc.id, f"chunks embedded 0/{len(item.chunks)}")
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
                 raise PlanragError("server shutting down; indexing resumes at next start")
@@ -552,6 +620,20 @@ class IngestionService:
                     store.upsert(key, records)
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
+            self._show_progress(batch, pending[: start + EMBED_BATCH])
+
+    def _show_progress(
+        self, batch: list[tuple[_Prepared, Chunk]], done: list[tuple[_Prepared, Chunk]]
+    ) -> None:
+        """`chunks embedded n/N` on each document of this batch (shown while `processing`)."""
+        counts: dict[str, int] = {}
+        for item, _chunk in done:
+            counts[item.doc.id] = counts.get(item.doc.id, 0) + 1
+        for item in {id(item): item for item, _chunk in batch}.values():
+            total = len(item.chunks)
+            self._metadata.set_progress(
+                item.doc.id, f"chunks embedded {counts[item.doc.id]}/{total}"
+            )
 
     def _complete(self, item: _Prepared) -> Document:
         doc = item.doc

@@ -74,7 +74,8 @@ class KnowledgeBaseUpdate(BaseModel):
     top_k: int | None = Field(default=None, ge=1, le=50)
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     chunking: ChunkingConfig | None = Field(
-        default=None, description="applies to documents uploaded afterwards"
+        default=None,
+        description="the KB's documents are re-chunked in the background (PATCH route)",
     )
     user_words: list[str] | None = Field(
         default=None, max_length=10000, description="re-tokenises the KB's chunks for BM25"

@@ -121,9 +121,12 @@ class PlanExecutor:
                 )
                 request = request.model_copy(update={"enable_graph_search": False})
         try:
-            return self._retrieval.retrieve(kb.id, request)
+            skipped: list[str] = []
+            hits = self._retrieval.retrieve(kb.id, request, skipped)
+            notes.extend(f"{kb.name}: {note}" for note in skipped)
+            return hits
         except ModelUnavailable as exc:
-            if not (request.use_reranker or strategy_info(request.strategy).reranks):
+            if not request.use_reranker:  # 2-stage runs its first stage and notes the skip
                 raise
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})

@@ -103,7 +103,11 @@ class RetrievalService:
         self._catalog = Catalog(metadata.engine)
         self._stores = StoreBundle(vector=vectors, lexical=bm25)
 
-    def retrieve(self, kb_id: str, request: RetrieveRequest) -> list[Hit]:
+    def retrieve(
+        self, kb_id: str, request: RetrieveRequest, notes: list[str] | None = None
+    ) -> list[Hit]:
+        """Hits best first; `notes` (when given) receives what the caller should be told, e.g.
+        that 2-stage's reranking was skipped because no reranker can load."""
         kb = self._metadata.get_kb(kb_id)
         if not request.query.strip():
             raise InvalidInput("query is blank")
@@ -144,6 +148,8 @@ class RetrievalService:
                 ctx, found, request.graph_hops, max(params.top_k, 20), params.where
             )
         found = post_process(ctx, found, steps, self._texts, self._rerankers)
+        if notes is not None:
+            notes.extend(ctx.notes)
         hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
         if graph_metadata is not None:
             hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]

@@ -290,6 +290,13 @@ class MetadataStore:
         with self.session() as s:
             s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
 
+    def set_document_metadata(self, doc_id: str, metadata: DocumentMetadata) -> Document:
+        """Replace a document's metadata (title, author, domain, date, info, tags)."""
+        values = {**metadata.model_dump(), "updated_at": utcnow()}
+        with self.session() as s:
+            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
+            return _doc(self._doc_row(s, doc_id))
+
     def set_progress(self, doc_id: str, progress: str | None) -> None:
         """What indexing is doing, or a note on its result; None clears it."""
         with self.session() as s:

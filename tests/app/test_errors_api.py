@@ -74,6 +74,19 @@ def test_empty_upload_is_400(client: TestClient) -> None:
     assert response.status_code == 422
 
 
+def test_a_whitespace_only_file_is_empty_too(client: TestClient) -> None:
+    """One rule for 0-byte and blank files: refused at upload, nothing stored (it used to be
+    accepted, then fail while indexing)."""
+    kb = create_kb(client)
+    blank = " \n\t\r\n\u3000\n".encode()  # ideographic space included
+    for name, data in (("blank.txt", blank), ("blank.md", "\ufeff  \n".encode())):
+        response = upload(client, kb["id"], ("ok.txt", b"fine"), (name, data))
+        assert response.status_code == 400, name
+        assert error_code(response) == "empty_upload"
+        assert "only whitespace" in response.json()["error"]["message"]
+    assert client.get(f"/api/knowledge-bases/{kb['id']}/documents").json() == []
+
+
 @pytest.fixture
 def small_limit_client(settings: Settings, embedders) -> TestClient:
     limited = settings.model_copy(
@@ -127,11 +140,23 @@ def test_missing_reranker_model_is_a_503_naming_the_setting(client: TestClient) 
     kb = create_kb(client)
     upload(client, kb["id"], ("a.txt", b"hello world"))
     wait_for_documents(client, kb["id"])
-    for body in (
-        {"query": "hello", "strategy": "2-stage"},
-        {"query": "hello", "strategy": "ann", "use_reranker": True},
-    ):
-        response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
-        assert response.status_code == 503
-        assert response.json()["error"]["code"] == "model_unavailable"
-        assert "PLANRAG_RERANK__MODEL" in response.json()["error"]["message"]
+    body = {"query": "hello", "strategy": "ann", "use_reranker": True}
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "model_unavailable"
+    assert "PLANRAG_RERANK__MODEL" in response.json()["error"]["message"]
+
+
+def test_2_stage_without_a_reranker_runs_its_first_stage_and_says_so(client: TestClient) -> None:
+    kb = create_kb(client)
+    upload(client, kb["id"], ("a.txt", b"hello world"))
+    wait_for_documents(client, kb["id"])
+    body = {"query": "hello", "strategy": "2-stage"}
+    response = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json=body)
+    assert response.status_code == 200, response.text
+    hits = response.json()
+    assert hits and hits[0]["metadata"]["rerank_score"] is None
+    notice = response.headers["x-planrag-notice"]
+    assert notice.startswith("reranking skipped") and "PLANRAG_RERANK__MODEL" in notice
+    plain = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "hello"})
+    assert "x-planrag-notice" not in plain.headers

@@ -183,6 +183,16 @@ def test_hybrid_reports_its_weights(world) -> None:
     assert parallel[0].metadata.fusion.rrf_k == 60
 
 
+@pytest.mark.parametrize("mode", ["sequential", "parallel"])
+def test_hybrid_hits_come_in_score_order(world, mode: str) -> None:
+    """Parallel (RRF) hits used to show the weighted sum: 0.69, 0.211, 0.329, …"""
+    for query in ("museum closed on Mondays", "따릉이 요금", "library opening hours"):
+        hits = search(world, "hybrid", query, hybrid_mode=mode, top_k=8)
+        scores = [h.score for h in hits]
+        assert len(scores) > 1 and scores == sorted(scores, reverse=True), (query, scores)
+        assert all(0.0 <= s <= 1.0 for s in scores)
+
+
 def test_flat_l2_rescoring(world) -> None:
     plain = {h.chunk_id: h for h in search(world, "ann", "museum closed on Mondays")}
     hits = search(

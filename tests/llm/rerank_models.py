@@ -1,7 +1,8 @@
 """A small, seeded, randomly initialised cross-encoder written by the test itself (a BERT
-sequence classifier with the shape of ms-marco-MiniLM-L-6-v2, scaled down, and a WordPiece
-tokenizer over a vocabulary built here), and a real rerank HTTP server in the TEI and Jina shapes
-backed by it. Nothing is read from outside the checkout; scores are meaningless, plumbing is real."""
+sequence classifier shaped like ms-marco-MiniLM-L-6-v2, scaled down, and a WordPiece
+tokenizer over a vocabulary built here), and a real rerank HTTP server in the TEI and Jina
+shapes backed by it. Nothing is read from outside the checkout; scores are meaningless,
+plumbing is real."""
 
 from __future__ import annotations
 
@@ -17,7 +18,14 @@ from tests.servers import serve
 
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 # Common Hangul syllables of the test texts; anything else becomes [UNK] (fine for plumbing).
-HANGUL = "가각간갈감강개거검게겠고공과관교구국그근기김나남내너네노는늘니다단달담대더데도동되된될두드든들등디따때또라란람러레로록론료류르를리마만말매메면명모무문물미민바반발방배버법변보부분비사산상새서선설성세소수스습시신실심아안않알야약양어언얼업없었에여역연열영예오와완요용우운원위유으은을음의이인일임입있자작장재저적전정제조종주중지직진질차참책처천체초최추치카커코크키타터테토통트파판퍼페포표프피하한할함합해했행향현형호화확회후히"
+HANGUL = (
+    "가각간갈감강개거검게겠고공과관교구국그근기김나남내너네노는늘니다단달담대더데도동"
+    "되된될두드든들등디따때또라란람러레로록론료류르를리마만말매메면명모무문물미민바반"
+    "발방배버법변보부분비사산상새서선설성세소수스습시신실심아안않알야약양어언얼업없었"
+    "에여역연열영예오와완요용우운원위유으은을음의이인일임입있자작장재저적전정제조종주"
+    "중지직진질차참책처천체초최추치카커코크키타터테토통트파판퍼페포표프피하한할함합해"
+    "했행향현형호화확회후히"
+)
 PUNCTUATION = string.punctuation
 
 

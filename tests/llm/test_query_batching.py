@@ -82,3 +82,47 @@ def test_passages_pass_straight_through(model: CountingEmbedder) -> None:
     assert batcher.embed(["본문"]) == model.inner.embed(["본문"])
     assert model.batches == []
     assert batcher.dimension == model.dimension
+
+
+class RecordingEmbedder:
+    """The real model, recording the order of its calls (passages and questions)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+        self.calls: list[str] = []
+        self.first_passages = threading.Event()
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.first_passages.set()
+        vectors = self.inner.embed(texts)
+        self.calls.append("passages")
+        return vectors
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        vectors = self.inner.embed_queries(texts)
+        self.calls.append("question")
+        return vectors
+
+
+def test_a_question_goes_before_the_rest_of_an_indexing_batch(embedders: EmbedderRegistry) -> None:
+    """Indexing embeds in slices that give way to questions: a question asked while a long
+    document is being embedded is answered after one slice, not after the whole document."""
+    model = RecordingEmbedder(embedders.get().inner)
+    batcher = BatchingEmbedder(model, bulk_slice_s=0.0)  # one passage per slice after the first
+    passages = [f"문단 {i}: 연차 휴가는 입사 첫해 15일이다." for i in range(12)]
+    done: list[list[float]] = []
+    indexing = threading.Thread(target=lambda: done.extend(batcher.embed(passages)))
+    indexing.start()
+    assert model.first_passages.wait(timeout=60)
+    question = batcher.embed_queries(["연차 휴가는 며칠?"])
+    indexing.join(timeout=120)
+    assert model.calls.count("question") == 1
+    asked = model.calls.index("question")
+    assert "passages" in model.calls[asked + 1 :]  # indexing resumed after the question
+    assert batcher.bulk_waits >= 1
+    assert np.allclose(done, model.inner.embed(passages), atol=1e-5)
+    assert np.allclose(question, model.inner.embed_queries(["연차 휴가는 며칠?"]), atol=1e-5)

@@ -87,3 +87,32 @@ def test_llm_reranker_needs_a_configured_llm() -> None:
     with pytest.raises(ModelUnavailable) as info:
         LLMReranker(ChatClient(LLMSettings()), timeout_s=5)
     assert info.value.details["setting"] == "PLANRAG_LLM__BASE_URL"
+
+
+def test_an_unreachable_hub_fails_at_once_and_the_failure_is_remembered(monkeypatch) -> None:
+    """Not offline by configuration, but the hub does not answer (a closed port): the error
+    comes from a short probe, and later calls do not try again until the settings change."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    registry = RerankerRegistry(RerankSettings(model="someone/not-cached-reranker"), LLMSettings())
+    created = []
+    real_create = registry._create
+
+    def counting_create(backend: str):  # type: ignore[no-untyped-def]
+        created.append(backend)
+        return real_create(backend)
+
+    monkeypatch.setattr(registry, "_create", counting_create)
+    with pytest.raises(ModelUnavailable) as first:
+        registry.get()
+    assert "http://127.0.0.1:9 does not answer" in first.value.message
+    assert first.value.details["setting"] == "PLANRAG_RERANK__MODEL"
+    with pytest.raises(ModelUnavailable) as again:
+        registry.get()
+    assert again.value.message == first.value.message
+    assert registry.unavailable() is not None
+    assert created == ["cross-encoder"]  # tried once
+    fresh = RerankerRegistry(RerankSettings(model="someone/not-cached-reranker"), LLMSettings())
+    with pytest.raises(ModelUnavailable):
+        fresh.get()  # new settings, a new attempt

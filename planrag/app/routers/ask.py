@@ -17,6 +17,7 @@ from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
+from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import PlanRequest
 from planrag.services.ask_events import event_data
 from planrag.services.conversations import ConversationRequest
@@ -32,6 +33,13 @@ threshold) → `context` (the numbered passages the answer may cite) → `answer
 `end` (`trace_id`, `answer_source` llm|extractive|canned|none, `citations`, `timings_ms`).
 A failure after the stream started is an `error` event `{code, message, trace_id}`.
 Greetings (mode `direct`) skip the search events."""
+
+
+def _names(request: PlanRequest, access: KnowledgeBaseAccess) -> None:
+    """`knowledge_bases` may list ids as well as names: ids become names (scopes are names)."""
+    if request.knowledge_bases:
+        request.knowledge_bases = [access.name_of(k) for k in request.knowledge_bases]
+
 
 ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["news"]}
 
@@ -56,6 +64,7 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
 async def ask(
     body: ConversationRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
 ) -> EventSourceResponse:
+    await run_in_threadpool(_names, body, access)
     for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     # Whose documents per-user KBs search: the principal with auth on, else the body's user_id.
@@ -106,6 +115,7 @@ async def ask(
     },
 )
 async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+    await run_in_threadpool(_names, request, access)
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)

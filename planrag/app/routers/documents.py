@@ -134,6 +134,24 @@ def get_document(kb_id: str, doc_id: str, runtime: RuntimeDep, principal: Princi
     return _document(runtime, kb_id, doc_id, principal)
 
 
+class MetadataPatch(DocumentMetadata):
+    """The metadata fields to change; fields left out keep their value, `null` clears one."""
+
+
+@router.patch("/{doc_id}", response_model=UploadedDocument)
+def update_document_metadata(
+    kb_id: str, doc_id: str, body: MetadataPatch, runtime: RuntimeDep
+) -> UploadedDocument:
+    """Change a document's metadata. The document is indexed again in the background so that
+    filters (author, date, domain, tags) see the new values; `metadata_updated` lists the fields
+    that changed."""
+    runtime.metadata.get_kb(kb_id)
+    doc = runtime.metadata.get_document(doc_id, kb_id)
+    metadata = doc.metadata.model_copy(update=body.model_dump(include=body.model_fields_set))
+    updated, changed = runtime.ingestion.update_metadata(doc, metadata)
+    return UploadedDocument(**updated.model_dump(), metadata_updated=changed)
+
+
 @router.delete("/{doc_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_document(kb_id: str, doc_id: str, runtime: RuntimeDep, principal: PrincipalDep) -> None:
     """Delete the document, its chunks, vectors and file."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Response, status
 
 from planrag.app.dependencies import AccessDep, RuntimeDep
 from planrag.core.types import ReindexStatus
@@ -39,12 +39,27 @@ def get_knowledge_base(kb_id: str, runtime: RuntimeDep) -> KnowledgeBaseView:
 
 @router.patch("/{kb_id}", response_model=KnowledgeBaseView)
 def update_knowledge_base(
-    kb_id: str, body: KnowledgeBaseUpdate, runtime: RuntimeDep, access: AccessDep
+    kb_id: str,
+    body: KnowledgeBaseUpdate,
+    runtime: RuntimeDep,
+    access: AccessDep,
+    response: Response,
 ) -> KnowledgeBaseView:
-    """Rename or change retrieval defaults and chunking (for documents uploaded afterwards)."""
+    """Rename or change retrieval defaults and chunking. New chunking re-chunks the existing
+    documents in the background from their stored files (each goes pending → processing →
+    completed, and is not searchable while it is processing); `X-Planrag-Notice` says how
+    many."""
     if body.name is not None:
         access.check(body.name)  # a scoped caller cannot rename a KB out of its scope
-    return runtime.knowledge_bases.update(kb_id, body)
+    before = runtime.knowledge_bases.get(kb_id)
+    kb = runtime.knowledge_bases.update(kb_id, body)
+    if kb.chunking != before.chunking:
+        queued = runtime.ingestion.reindex_documents(kb.id)
+        if queued:
+            response.headers["X-Planrag-Notice"] = (
+                f"re-chunking {queued} document(s) in the background"
+            )
+    return kb
 
 
 @router.delete("/{kb_id}", status_code=status.HTTP_204_NO_CONTENT)

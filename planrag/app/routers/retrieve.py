@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
@@ -16,13 +16,31 @@ from planrag.services.retrieval import RetrieveRequest
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}", tags=["retrieval"])
 
 
-@router.post("/retrieve", response_model=list[Hit])
+NOTICE_HEADER = "X-Planrag-Notice"
+
+
+@router.post(
+    "/retrieve",
+    response_model=list[Hit],
+    responses={
+        200: {
+            "headers": {
+                NOTICE_HEADER: {
+                    "description": "what was skipped and why (e.g. 2-stage without a reranker: "
+                    "the first stage's hits, not reranked)",
+                    "schema": {"type": "string"},
+                }
+            }
+        }
+    },
+)
 async def retrieve(
     kb_id: str,
     body: RetrieveRequest,
     retrieval: RetrievalDep,
     runtime: RuntimeDep,
     principal: PrincipalDep,
+    response: Response,
 ) -> list[Hit]:
     """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric. On a
     per-user knowledge base, only the caller's documents (with auth on; none with auth off)."""
@@ -36,4 +54,9 @@ async def retrieve(
         if not ids:
             return []
         body = body.model_copy(update={"filters": filters.model_copy(update={"doc_ids": ids})})
-    return await run_in_threadpool(retrieval.retrieve, kb_id, body)
+    notes: list[str] = []
+    hits = await run_in_threadpool(retrieval.retrieve, kb_id, body, notes)
+    if notes:  # header values are Latin-1: anything else is escaped
+        text = "; ".join(notes)
+        response.headers[NOTICE_HEADER] = text.encode("ascii", "backslashreplace").decode()
+    return hits

@@ -43,6 +43,7 @@ from planrag.app.routers.spec000_schemas import (
     responses,
     result_code,
 )
+from planrag.core.errors import ModelUnavailable
 from planrag.core.types import PlainText
 from planrag.services.document_search import DocumentFilters, StageFailed
 from planrag.services.reranking import RerankService
@@ -70,7 +71,10 @@ async def enhanced_errors(_request: Request, exc: Exception) -> Response:
         # A parameter the spec gives no code for: its "other" code, as a client error.
         return result_code(400, "F000005", f"요청 파라미터가 올바르지 않습니다: {describe(exc)}")
     if isinstance(exc, StageFailed):
-        return result_code(*ENHANCED_CODES[exc.stage], reason(exc))
+        status, code, message = ENHANCED_CODES[exc.stage]
+        if exc.status == 503:  # no reranker can load: the setting to change, not a crash
+            status = 503
+        return result_code(status, code, message, reason(exc))
     return result_code(*ENHANCED_CODES["other"], reason(exc))
 
 
@@ -84,6 +88,7 @@ async def enhanced_errors(_request: Request, exc: Exception) -> Response:
             for status, code, message in ENHANCED_CODES.values()
             if status != 200
         ),
+        (503, {"result_code": ENHANCED_CODES["rerank"][1], "message": ENHANCED_CODES["rerank"][2]}),
         (400, {"result_code": QUERY_TOO_LONG[0], "message": QUERY_TOO_LONG[1]}),
     ),
 )
@@ -133,6 +138,8 @@ def _rerank_errors(failed: tuple[str, str]) -> ErrorMapper:
             if await body_is_empty(request):
                 return error(400, *NO_JSON)
             return error(400, INVALID[0], f"{INVALID[1]} ({describe(exc)})")
+        if isinstance(exc, ModelUnavailable):  # names the setting to change
+            return error(503, *failed, reason(exc))
         return error(500, *failed, reason(exc))
 
     return mapper
@@ -167,6 +174,7 @@ def _rerank(service: RerankService, body: RerankBody, top_k: int | None) -> Rera
     responses=responses(
         *((s, {"error": e, "message": m}) for s, (e, m) in ((400, NO_JSON), (400, INVALID))),
         (500, {"error": RERANK_FAILED[0], "message": RERANK_FAILED[1]}),
+        (503, {"error": RERANK_FAILED[0], "message": RERANK_FAILED[1]}),
     ),
 )
 @maps_errors(_rerank_errors(RERANK_FAILED))
@@ -186,6 +194,7 @@ BATCH_EXAMPLE = [{"query": "메타버스 최신 동향", "results": [EXAMPLE_CAN
     responses=responses(
         *((s, {"error": e, "message": m}) for s, (e, m) in ((400, NO_JSON), (400, INVALID))),
         (500, {"error": BATCH_FAILED[0], "message": BATCH_FAILED[1]}),
+        (503, {"error": BATCH_FAILED[0], "message": BATCH_FAILED[1]}),
     ),
 )
 @maps_errors(_rerank_errors(BATCH_FAILED))

@@ -257,9 +257,9 @@ def test_enhanced_F000003_no_results_is_200(shared: TestClient) -> None:
 
 
 def test_enhanced_F000004_rerank_error(client: TestClient) -> None:
-    """The default reranker (a hub name) cannot load offline."""
+    """The default reranker (a hub name) cannot load offline: 503, naming the setting."""
     response = client.get("/reranker/enhanced-search", params={"query_text": "메타버스"})
-    expect(response, 500, result_code="F000004", message="재랭킹 처리 중 오류가 발생했습니다.")
+    expect(response, 503, result_code="F000004", message="재랭킹 처리 중 오류가 발생했습니다.")
     assert "PLANRAG_RERANK__MODEL" in response.json()["detail"]
 
 
@@ -300,13 +300,37 @@ def test_rerank_400_invalid_top_k(shared: TestClient) -> None:
     expect(response, 400, error="Invalid input format")
 
 
-def test_rerank_500_reranking_failed(client: TestClient) -> None:
-    expect(client.post("/reranker/rerank", json=CANDIDATES), 500, error="Reranking failed")
+def test_rerank_503_when_no_reranker_can_load(client: TestClient) -> None:
+    response = client.post("/reranker/rerank", json=CANDIDATES)
+    expect(response, 503, error="Reranking failed")
+    assert "PLANRAG_RERANK__MODEL" in response.json()["detail"]
+
+
+def break_reranker(client: TestClient) -> None:
+    reranker = client.app.state.runtime.rerankers.get()  # type: ignore[attr-defined]
+
+    def fail(query: str, passages: list[str]) -> list[float]:
+        raise RuntimeError("the model crashed")
+
+    reranker.score = fail
+
+
+def test_rerank_500_reranking_failed(rerank_client: TestClient) -> None:
+    break_reranker(rerank_client)
+    response = rerank_client.post("/reranker/rerank", json=CANDIDATES)
+    expect(response, 500, error="Reranking failed")
 
 
 # ── §8 /reranker/batch_rerank: failure (and the same input errors as §7) ─────────────────
-def test_batch_rerank_500_batch_reranking_failed(client: TestClient) -> None:
+def test_batch_rerank_503_when_no_reranker_can_load(client: TestClient) -> None:
     response = client.post("/reranker/batch_rerank", json=[CANDIDATES])
+    expect(response, 503, error="Batch reranking failed")
+    assert "PLANRAG_RERANK__MODEL" in response.json()["detail"]
+
+
+def test_batch_rerank_500_batch_reranking_failed(rerank_client: TestClient) -> None:
+    break_reranker(rerank_client)
+    response = rerank_client.post("/reranker/batch_rerank", json=[CANDIDATES])
     expect(response, 500, error="Batch reranking failed")
 
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make setup`: a virtual environment with planrag and a CPU build of torch, saying what it does.
+#   PYTHON  the interpreter to build the venv from (default python3; needs >= 3.11)
+#   VENV    where the venv goes (default .venv)
+#   TORCH_INDEX  where a CPU torch comes from on Linux when no local wheel is found
+set -euo pipefail
+PYTHON="${PYTHON:-python3}"
+VENV="${VENV:-.venv}"
+TORCH_VERSION="2.13.0"
+TORCH_INDEX="${TORCH_INDEX:-https://download.pytorch.org/whl/cpu}"
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+QUIET=(--quiet --progress-bar off)
+
+step() { printf '\nsetup: %s\n' "$*"; }
+fail() { printf 'setup: %s\n' "$*" >&2; exit 1; }
+run() { printf '  $ %s\n' "$*"; "$@"; }
+
+# 1. Python first: everything else is wasted on an interpreter that is too old.
+python_version() {
+  "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null
+}
+check_python() {
+  local version major minor
+  version="$(python_version "$1")" || fail "cannot run '$1': install Python >= 3.11, or run: make setup PYTHON=/path/to/python3.11"
+  major="${version%%.*}"; minor="${version#*.}"
+  if (( major < 3 || (major == 3 && minor < 11) )); then
+    fail "planrag needs Python >= 3.11, '$1' is $version: install a newer one and run: make setup PYTHON=/path/to/python3.11"
+  fi
+  printf '  %s is Python %s\n' "$1" "$version"
+}
+step "1/4 checking Python ($PYTHON)"
+check_python "$PYTHON"
+
+step "2/4 virtual environment in $VENV"
+if [[ -x "$VENV/bin/python" ]]; then
+  check_python "$VENV/bin/python"
+  echo "  reusing it"
+else
+  run "$PYTHON" -m venv "$VENV"
+fi
+run "${PIP[@]}" install "${QUIET[@]}" --upgrade pip
+
+# 3. torch before the package, so pip never picks the multi-GB CUDA build from PyPI on Linux.
+step "3/4 torch $TORCH_VERSION, CPU build"
+if "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch').split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+  echo "  already installed"
+elif run "${PIP[@]}" install "${QUIET[@]}" --no-index --no-deps "torch==$TORCH_VERSION" 2>/dev/null; then
+  echo "  installed from a local wheel (pip's find-links); now its dependencies"
+  run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION"
+elif [[ "$(uname -s)" == Linux ]]; then
+  echo "  no local wheel: downloading the CPU build from $TORCH_INDEX (about 200 MB)"
+  run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION" --index-url "$TORCH_INDEX"
+else
+  echo "  no local wheel: PyPI's build for $(uname -s) is the CPU one"
+  run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION"
+fi
+
+step "4/4 planrag and its dependencies (editable, with the dev tools)"
+run "${PIP[@]}" install "${QUIET[@]}" -e ".[dev]"
+printf '\nsetup: done. Next: make run (serves http://127.0.0.1:8000) or make test\n'
