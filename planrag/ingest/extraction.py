@@ -181,7 +181,9 @@ class LLMExtraction(BaseModel):
 def _strict(schema: dict[str, Any]) -> dict[str, Any]:
     """A JSON Schema fit for strict structured output: every property required, no extras."""
     if isinstance(schema, dict):
-        out = {k: _strict(v) for k, v in schema.items() if k not in ("default", "title")}
+        out: dict[str, Any] = {
+            k: _strict(v) for k, v in schema.items() if k not in ("default", "title")
+        }
         if out.get("type") == "object" and "properties" in out:
             out["required"] = list(out["properties"])
             out["additionalProperties"] = False

@@ -36,6 +36,7 @@ class BatchingEmbedder:
         bulk_max_wait_s: float = 2.0,
     ) -> None:
         self.inner = inner
+        self.name: str = str(getattr(inner, "name", type(inner).__name__))
         self._bulk_slice_s = bulk_slice_s
         self._bulk_max_wait_s = bulk_max_wait_s
         self._per_passage_s: float | None = None  # measured, smoothed

@@ -147,7 +147,9 @@ def fuzzy_candidates(query: str, keys: list[str], limit: int) -> list[str]:
 
 def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:
     """One match per entity (exact ones first), at most `limit` per query key."""
-    out, seen, per_query = [], set(), {}
+    out: list[EntityMatch] = []
+    seen: set[str] = set()
+    per_query: dict[str, int] = {}
     for match in sorted(matches, key=lambda m: (not m.exact, m.query, m.entity.key)):
         if match.entity.key in seen or per_query.get(match.query, 0) >= limit:
             continue

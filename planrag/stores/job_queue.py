@@ -21,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, delete, func, or_, select, update
+from sqlalchemy import CursorResult, Engine, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import Executable
 
 from planrag.stores.tables import IndexVersionRow, IngestionJobRow
 
@@ -35,6 +36,13 @@ class ClaimedJob:
     doc_id: str
     kb_id: str
     attempts: int
+
+
+def _changed(session: Session, statement: Executable) -> int:
+    """Rows an UPDATE/DELETE changed."""
+    result = session.execute(statement)
+    assert isinstance(result, CursorResult)
+    return result.rowcount
 
 
 def _now() -> datetime:
@@ -72,7 +80,8 @@ class JobQueue:
                 ).first()
                 if candidate is None:
                     return None
-                won = s.execute(
+                won = _changed(
+                    s,
                     update(IngestionJobRow)
                     .where(IngestionJobRow.doc_id == candidate.doc_id, free)
                     .values(
@@ -80,8 +89,8 @@ class JobQueue:
                         lease_expires_at=now + timedelta(seconds=lease_s),
                         attempts=IngestionJobRow.attempts + 1,
                     )
-                    .execution_options(synchronize_session=False)
-                ).rowcount
+                    .execution_options(synchronize_session=False),
+                )
             if won == 1:
                 return ClaimedJob(candidate.doc_id, candidate.kb_id, candidate.attempts + 1)
         return None
@@ -90,12 +99,13 @@ class JobQueue:
         """Extend a held lease; False when the job is no longer this owner's (taken over)."""
         with Session(self._engine) as s, s.begin():
             return (
-                s.execute(
+                _changed(
+                    s,
                     update(IngestionJobRow)
                     .where(IngestionJobRow.doc_id == doc_id, IngestionJobRow.lease_owner == owner)
                     .values(lease_expires_at=_now() + timedelta(seconds=lease_s))
-                    .execution_options(synchronize_session=False)
-                ).rowcount
+                    .execution_options(synchronize_session=False),
+                )
                 == 1
             )
 
@@ -103,23 +113,25 @@ class JobQueue:
         """Remove a finished job; False when another worker had taken it over."""
         with Session(self._engine) as s, s.begin():
             return (
-                s.execute(
+                _changed(
+                    s,
                     delete(IngestionJobRow).where(
                         IngestionJobRow.doc_id == doc_id, IngestionJobRow.lease_owner == owner
-                    )
-                ).rowcount
+                    ),
+                )
                 == 1
             )
 
     def release(self, owner: str) -> int:
         """Free every lease of an owner shutting down cleanly (its jobs go back to the queue)."""
         with Session(self._engine) as s, s.begin():
-            return s.execute(
+            return _changed(
+                s,
                 update(IngestionJobRow)
                 .where(IngestionJobRow.lease_owner == owner)
                 .values(lease_owner=None, lease_expires_at=None)
-                .execution_options(synchronize_session=False)
-            ).rowcount
+                .execution_options(synchronize_session=False),
+            )
 
     def drop(self, doc_id: str) -> None:
         with Session(self._engine) as s, s.begin():
@@ -149,12 +161,13 @@ class IndexVersions:
     def bump(self, kb_id: str) -> int:
         try:
             with Session(self._engine) as s, s.begin():
-                changed = s.execute(
+                changed = _changed(
+                    s,
                     update(IndexVersionRow)
                     .where(IndexVersionRow.kb_id == kb_id, IndexVersionRow.kind == self._kind)
                     .values(version=IndexVersionRow.version + 1)
-                    .execution_options(synchronize_session=False)
-                ).rowcount
+                    .execution_options(synchronize_session=False),
+                )
                 if changed == 0:
                     s.add(IndexVersionRow(kb_id=kb_id, kind=self._kind, version=1))
         except IntegrityError:  # the row was created concurrently: bump that one instead

@@ -302,10 +302,10 @@ class OntologyGraphStore:
             return []
         values = {"k": _keys(keys)}
         found: dict[str, Entity] = {}
-        for r in self._select(ENTITIES, kb_id, **values):
+        for r in self._select(ENTITIES, kb_id, 0, **values):
             found.setdefault(r["k"], _entity(r["k"], r["name"], r["t"]))
-        sources = {r["k"]: r["n"] for r in self._select(SOURCE_COUNTS, kb_id, **values)}
-        degrees = {r["k"]: r["n"] for r in self._select(DEGREES, kb_id, **values)}
+        sources = {r["k"]: r["n"] for r in self._select(SOURCE_COUNTS, kb_id, 0, **values)}
+        degrees = {r["k"]: r["n"] for r in self._select(DEGREES, kb_id, 0, **values)}
         return [
             EntityInfo(entity=e, sources=sources.get(k, 0), degree=degrees.get(k, 0))
             for k, e in found.items()

@@ -7,7 +7,7 @@ serve the whole session.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -34,7 +34,7 @@ def key(name: str) -> str:
 
 
 def chunk(
-    chunk_id: str, doc_id: str, names: list[str], relations: list[tuple[str, str, str]] = ()
+    chunk_id: str, doc_id: str, names: list[str], relations: Sequence[tuple[str, str, str]] = ()
 ) -> ChunkGraph:
     types = {"Elon Musk": "PERSON", "SpaceX": "ORG", "Tesla": "ORG"}
     return ChunkGraph(

@@ -42,7 +42,7 @@ def test_detect_file_type(filename: str, expected: str) -> None:
     assert detect_file_type(filename) == expected
 
 
-@pytest.mark.parametrize("filename", ["report.docx", "noextension", "report.pdf.exe", "x.", ".md"])
+@pytest.mark.parametrize("filename", ["report.xlsx", "noextension", "report.pdf.exe", "x.", ".md"])
 def test_unsupported_extension(filename: str) -> None:
     with pytest.raises(UnsupportedFileType) as caught:
         detect_file_type(filename)

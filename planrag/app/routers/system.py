@@ -60,7 +60,7 @@ class Readiness(BaseModel):
 def readiness(dialects: DialectsDep, runtime: RuntimeDep, response: Response) -> Readiness:
     """Readiness for load balancers and orchestrators: 200 when ready, 503 otherwise."""
     report = dialects.health.check()
-    components = {name: c.status for name, c in report.components.items()}
+    components: dict[str, str] = {n: str(c.status) for n, c in report.components.items()}
     components["queue"] = "down" if runtime.ingestion.closed else "up"
     ready = (
         report.status != "down"
