@@ -105,8 +105,9 @@ def serve(
     config = settings()
     problems = config.multi_process_problems() if workers > 1 else []
     if problems:
-        raise PlanragError(
-            f"--workers {workers} needs stores every process can share; set " + "; ".join(problems)
+        raise PlanragError(  # a configuration error: exit code 2, like the others
+            f"--workers {workers} needs stores every process can share; set " + "; ".join(problems),
+            setting=problems[0].split(" ")[0],
         )
     running = read_record(config.data_dir)
     if running is not None:
