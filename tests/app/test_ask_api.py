@@ -19,6 +19,7 @@ from planrag.app.main import create_app
 from planrag.core.settings import LLMSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
+from tests.app.kb_fill import fill_kb
 from tests.app.sse import events
 from tests.llm.fake_llm import Reply, Script, serve_llm
 from tests.planner.test_time_range import load_plan_cases
@@ -53,29 +54,11 @@ class Served:
             return list(events(r))
 
 
-def _fill(url: str) -> dict[str, str]:
-    kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": "news"}).json()
-    ids = {}
-    for name, text, meta in DOCS:
-        files = {"files": (name, text.encode(), "text/markdown")}
-        created = httpx.post(
-            f"{url}/api/knowledge-bases/{kb['id']}/documents", files=files, data=meta, timeout=60
-        ).json()
-        ids[name] = created[0]["id"]
-    deadline = time.monotonic() + 120
-    while True:
-        docs = httpx.get(f"{url}/api/knowledge-bases/{kb['id']}/documents").json()
-        if all(d["status"] == "completed" for d in docs):
-            return ids
-        assert time.monotonic() < deadline, docs
-        time.sleep(0.2)
-
-
 def _served(tmp: Path, embedders: EmbedderRegistry, llm: LLMSettings, script: Script):
     settings = Settings(_env_file=None, data_dir=tmp, llm=llm)  # type: ignore[call-arg]
     app = create_app(settings, embedders)
     with serve(app) as url:
-        yield Served(url, script, app, _fill(url))
+        yield Served(url, script, app, fill_kb(url, "news", DOCS))
 
 
 @pytest.fixture(scope="module")
