@@ -31,11 +31,11 @@ from planrag.stores.graph import (
     Expansion,
     GraphQuery,
     GraphStats,
+    KeyIndex,
     Matches,
     Mention,
     Mentions,
     first_per_entity,
-    KeyIndex,
 )
 from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
 
