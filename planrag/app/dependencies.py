@@ -10,12 +10,18 @@ from starlette.concurrency import run_in_threadpool
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
+from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
 from planrag.services.access import Caller, KnowledgeBaseAccess
 from planrag.services.ask import AskService
+from planrag.services.auth import AuthService
+from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
-from planrag.services.ingestion import IngestionService
+from planrag.services.documents import DocumentService
+from planrag.services.graph_view import GraphExplorer
+from planrag.services.health import HealthService
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 
 
@@ -56,10 +62,6 @@ def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
     return runtime.retrieval
 
 
-def get_documents(runtime: RuntimeDep) -> IngestionService:
-    return runtime.ingestion
-
-
 def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
     return runtime.knowledge_bases
 
@@ -70,7 +72,6 @@ def get_settings_of(runtime: RuntimeDep) -> Settings:
 
 AskDep = Annotated[AskService, Depends(get_ask)]
 RetrievalDep = Annotated[RetrievalService, Depends(get_retrieval)]
-DocumentsDep = Annotated[IngestionService, Depends(get_documents)]
 KnowledgeBasesDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_bases)]
 SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
@@ -91,6 +92,46 @@ def get_dialects(runtime: RuntimeDep) -> DialectServices:
 
 AccessDep = Annotated[KnowledgeBaseAccess, Depends(get_kb_access)]
 DialectsDep = Annotated[DialectServices, Depends(get_dialects)]
+
+
+# product routes: the narrow dependencies of the non-spec routers (documents, knowledge bases,
+# ask, retrieve, admin, graph, system, OpenAI chat). A route names the services it uses; none
+# takes the whole runtime.
+def get_document_service(runtime: RuntimeDep) -> DocumentService:
+    return runtime.documents
+
+
+def get_conversations(runtime: RuntimeDep) -> ConversationService:
+    return runtime.conversations
+
+
+def get_reindex(runtime: RuntimeDep) -> ReindexService:
+    return runtime.reindex
+
+
+def get_embedders(runtime: RuntimeDep) -> EmbedderRegistry:
+    return runtime.embedders
+
+
+def get_auth_service(runtime: RuntimeDep) -> AuthService:
+    return runtime.auth
+
+
+def get_graph_explorer(runtime: RuntimeDep) -> GraphExplorer:
+    return runtime.graph_explorer
+
+
+def get_health(runtime: RuntimeDep) -> HealthService:
+    return runtime.dialects.health
+
+
+DocumentsDep = Annotated[DocumentService, Depends(get_document_service)]
+ConversationsDep = Annotated[ConversationService, Depends(get_conversations)]
+ReindexDep = Annotated[ReindexService, Depends(get_reindex)]
+EmbeddersDep = Annotated[EmbedderRegistry, Depends(get_embedders)]
+AuthServiceDep = Annotated[AuthService, Depends(get_auth_service)]  # (AdminDep: app/auth.py)
+GraphExplorerDep = Annotated[GraphExplorer, Depends(get_graph_explorer)]
+HealthDep = Annotated[HealthService, Depends(get_health)]
 
 
 # spec dialects
