@@ -22,7 +22,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
 from planrag.services.json_documents import internal_id
-from planrag.services.plan_execution import restricted_ids
+from planrag.services.ownership import restricted_ids
 from planrag.services.retrieval import RetrievalService
 
 RerankStrategy = Literal["bge", "llm"]
