@@ -229,7 +229,9 @@ class MilvusStore:
                 for i in short:
                     results[i] = self._exact(metric, vectors[i], top_k, rows)
             elif short:
-                wide = self._search(kb_id, metric, [vectors[i] for i in short], top_k, where, MAX_EF)
+                wide = self._search(
+                    kb_id, metric, [vectors[i] for i in short], top_k, where, MAX_EF
+                )
                 for i, hits in zip(short, wide, strict=True):
                     results[i] = hits
             return results
