@@ -10,7 +10,7 @@ gold paragraphs of a HotpotQA question in the top 10). Graph off is the same KB 
 without the graph, so the two runs differ only by graph search.
 cost: the first N documents of a set indexed into a KB without a graph and into one with one
 (same process, same model), the ratio of indexing times (target ≤ 1.25).
-latency: an embedded store filled with a synthetic graph of N entities (chunks of 4 entities,
+latency: an embedded store filled with a synthetic graph of N two-word names (chunks of 4 entities,
 co-occurrence relations), graph search (match → 2 hops → mentions) timed on questions naming
 one entity each; p50/p95 to set beside the base strategy's query p50 (target ≤ +10 ms).
 Figures are measured, never asserted; the load average is recorded with them.
@@ -107,11 +107,19 @@ def cost(name: str, docs: int, model: str | None) -> dict[str, object]:
     }
 
 
+def _names(rng: random.Random, n: int) -> list[str]:
+    """Distinct two-word capitalised names ("Koravin Telsa"), as questions name entities."""
+    syllables = [a + b for a in "bdgklmnprstvz" for b in "aeiou"]
+    names: set[str] = set()
+    while len(names) < n:
+        words = ("".join(rng.choices(syllables, k=rng.randint(2, 3))) for _ in range(2))
+        names.add(" ".join(w.capitalize() for w in words))
+    return sorted(names)
+
+
 def latency(entities: int, queries: int) -> dict[str, object]:
     rng = random.Random(7)
-    names = [
-        f"Entity {i:05d} {rng.choice(['Corp', 'Lab', 'City', 'Person'])}" for i in range(entities)
-    ]
+    names = _names(rng, entities)
     keys = [n.lower().replace(" ", "_") for n in names]
     with tempfile.TemporaryDirectory() as tmp:
         store = OntologyGraphStore(EmbeddedSparql(Path(tmp) / "g"))

@@ -26,6 +26,7 @@ from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
 from planrag.services.document_search import DocumentSearch
+from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
@@ -251,6 +252,18 @@ class Runtime:
             rerank=rerank,
             collections=CollectionService(self.vectors),
             health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
+        )
+
+    @cached_property
+    def documents(self) -> DocumentService:
+        """A knowledge base's documents over the API: staged uploads, per-user visibility."""
+        return DocumentService(
+            self.metadata,
+            self.files,
+            self.ingestion,
+            auth_enabled=self.settings.auth.enabled,
+            max_upload_bytes=self.settings.max_upload_bytes,
+            max_files=self.settings.ingest.max_files_per_request,
         )
 
     @cached_property

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import InvalidInput, ModelUnavailable, StoreUnavailable
+from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.executors.pipeline import sort_and_limit
@@ -15,14 +15,13 @@ from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages
 from planrag.services.document_listing import DocumentListing
-from planrag.services.ownership import Restriction
+from planrag.services.ownership import Restriction, restricted_ids
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveRequest,
 )
 
 log = logging.getLogger(__name__)
-MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 class PlanExecutor:
@@ -131,17 +130,6 @@ class PlanExecutor:
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
             return self._retrieval.retrieve(kb.id, fallback)
-
-
-def restricted_ids(wanted: list[str], allowed: frozenset[str]) -> list[str]:
-    """The plan's document ids narrowed to the allowed ones (all allowed when it names none)."""
-    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
-    if len(ids) > MAX_RESTRICTED_IDS:
-        raise InvalidInput(
-            f"this ask may search {len(ids)} documents of one per-user knowledge base; at "
-            f"most {MAX_RESTRICTED_IDS} are supported"
-        )
-    return ids
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

@@ -24,6 +24,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
 from planrag.services.graph_retrieval import GraphRetrieval
+from planrag.services.ownership import OwnershipResolver, restricted_ids
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
 from planrag.stores.lexical import LexicalStore
@@ -154,6 +155,21 @@ class RetrievalService:
         if graph_metadata is not None:
             hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]
         return hits
+
+    def owned(
+        self, kb_id: str, request: RetrieveRequest, user_id: str | None
+    ) -> RetrieveRequest | None:
+        """The request narrowed to the user's documents on a per-user knowledge base (spec 002;
+        no user, no documents); None when that leaves nothing to search. Others: unchanged."""
+        kb = self._metadata.get_kb(kb_id)
+        if not kb.per_user:
+            return request
+        allowed = OwnershipResolver(self._metadata.engine).restriction([kb], user_id)[kb.id]
+        filters = request.filters or RetrieveFilters()
+        ids = restricted_ids(filters.doc_ids or [], allowed)
+        if not ids:
+            return None
+        return request.model_copy(update={"filters": filters.model_copy(update={"doc_ids": ids})})
 
     def _graph_for(self, kb: KnowledgeBase) -> GraphRetrieval:
         if self._graph is None:
