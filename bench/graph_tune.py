@@ -19,12 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.datasets import RESULTS, all_datasets
-from bench.graph import _settings
+from bench.graph import _settings, kept_mapping
 from bench.report import load_average, log
 from planrag.executors.context import Candidate, QueryContext
 from planrag.executors.graph import GraphHit, GraphSearch, merge
 from planrag.runtime import Runtime
-from planrag.services.evaluation import DEPTH, BeirDataset, ingest_corpus
+from planrag.services.evaluation import DEPTH, BeirDataset
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
 
@@ -77,46 +77,34 @@ def memo(
 
 
 def boost(factor: float) -> Merge:
+    """The merge before tuning: every graph-found chunk × (1 + (factor − 1) · path), graph-only
+    chunks at their cosine, rescaled so the best is 1."""
+
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        return [c for c, _, _, _ in merge(base, hits, scores, factor)]
+        path = {h.chunk_id: h.score for h in hits}
+        score = {c: s for c, _, s in base}
+        missing = [c for c in path if c not in score]
+        score.update(scores(missing))
+        boosted = {c: s * (1 + (factor - 1) * path.get(c, 0.0)) for c, s in score.items()}
+        return sorted(boosted, key=lambda c: (-boosted[c], c))
 
     return run
 
 
-def protect(factor: float, top: int) -> Merge:
-    """Boosted, but no chunk outside the base's top `top` rises above its `top`-th."""
+def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
+    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks)."""
 
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        kept = [c for c, _, _ in base[:top]]
-        rest = [c for c, _, _, _ in merge(base[top:], hits, scores, factor) if c not in kept]
-        return kept + rest
-
-    return run
-
-
-def insert(at: int, count: int, min_path: float) -> Merge:
-    """The base order, with the graph's best `count` chunks not already in the base's top `at`
-    placed from rank `at` on (path score ≥ min_path)."""
-
-    def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        order = [c for c, _, _ in base]
-        head = set(order[:at])
-        picked = [h.chunk_id for h in hits if h.chunk_id not in head and h.score >= min_path]
-        picked = picked[:count]
-        rest = [c for c in order[at:] if c not in picked]
-        return order[:at] + picked + rest
+        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add)]
 
     return run
 
 
 MERGES: dict[str, Merge] = {
-    "boost 1.5": boost(1.5),
-    "boost 1.2": boost(1.2),
-    **{f"protect {t} ×1.5": protect(1.5, t) for t in (1, 3, 5)},
+    "boost 1.5 (before)": boost(1.5),
     **{
-        f"insert @{a} ×{n} ≥{p}": insert(a, n, p)
-        for a, n, p in itertools.product((3, 5, 7, 8), (1, 2, 3), (0.0, 0.5))
-        if a + n <= 10
+        f"keep {k} add {a} ×{f}": kept(k, a, f)
+        for k, a, f in itertools.product((3, 5, 7), (0, 1, 2, 3), (1.5, 2.0))
     },
 }
 
@@ -144,7 +132,7 @@ def main() -> None:
     rows: dict[str, dict[str, float]] = {}
     try:
         kb = runtime.metadata.get_kb_by_name(f"graph-{args.set}")
-        mapping = ingest_corpus(runtime, kb.id, data)  # already there: maps ids only
+        mapping = kept_mapping(runtime, kb.id)
         store = runtime.graphs.get(kb.graph_backend)
         judged = [(q, t) for q, t in data.queries.items() if data.qrels.get(q)]
         captured = [capture(runtime, kb.id, t) for _, t in judged]

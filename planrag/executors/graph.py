@@ -214,33 +214,47 @@ class GraphSearch:
         return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
 
 
+KEEP = 5  # the base's top candidates kept in place (at most half the hits asked for)
+ADD = 5  # graph-only chunks appended after the base's candidates
+
+
 def merge(
     base: list[tuple[str, str, float]],
     graph: list[GraphHit],
     base_scores: Callable[[list[str]], dict[str, float]],
     boost: float,
+    keep: int = KEEP,
+    add: int = ADD,
 ) -> list[tuple[str, str, float, GraphHit | None]]:
-    """Base candidates (chunk, doc, score) and graph hits as one list, best first.
+    """Base candidates (chunk, doc, score, best first) and graph hits as one list, best first.
 
-    A graph-found chunk scores `base × (1 + (boost − 1) · path)`: its base score (a graph-only
-    chunk's from `base_scores`, e.g. its cosine to the question) boosted ×1.5 for the best path.
-    Scores over 1 are rescaled so the best is 1 (order and ratios kept). (Letting the path score
-    lift a chunk above its base score — `max(base, path · top)` — cost 0.2 nDCG@10 on HotpotQA.)"""
+    The base's top `keep` stay as they are: the base finds the passages that name the
+    question's entities; the graph's value is the bridge passage the base ranks lower. Below
+    them a graph-found candidate scores `base × (1 + (boost − 1) · path)` — ×1.5 for the best
+    path — but never above the last kept candidate. The `add` graph-only chunks with the best
+    path × cosine (`base_scores`) follow the base's candidates, at its lowest score: a cosine is
+    not on the scale of fusion scores (and e5's cosines are all high), so it never places them.
+    Without base candidates they score their cosine, boosted alike."""
     by_graph = {g.chunk_id: g for g in graph}
-    merged: dict[str, tuple[str, float, GraphHit | None]] = {
-        chunk: (doc, score, by_graph.get(chunk)) for chunk, doc, score in base
-    }
-    missing = [g.chunk_id for g in graph if g.chunk_id not in merged]
-    fresh = base_scores(missing) if missing else {}
-    for chunk in missing:
-        merged[chunk] = (by_graph[chunk].doc_id, fresh.get(chunk, 0.0), by_graph[chunk])
-    scored = []
-    for chunk, (doc, score, hit) in merged.items():
+    top = [(c, d, s, by_graph.get(c)) for c, d, s in base[:keep]]
+    cap = top[-1][2] if top else 1.0
+    rest = []
+    for chunk, doc, score, hit in [(c, d, s, by_graph.get(c)) for c, d, s in base[keep:]]:
         if hit is not None:
-            score = score * (1.0 + (boost - 1.0) * hit.score)
-        scored.append((chunk, doc, score, hit))
-    best = max((s for _, _, s, _ in scored), default=0.0)
-    scale = 1.0 / best if best > 1.0 else 1.0
-    scored = [(c, d, min(1.0, s * scale), h) for c, d, s, h in scored]
-    scored.sort(key=lambda item: (-item[2], item[0]))
-    return scored
+            score = min(cap, score * (1.0 + (boost - 1.0) * hit.score))
+        rest.append((chunk, doc, score, hit))
+    rest.sort(key=lambda item: (-item[2], item[3] is None, item[0]))
+    known = {c for c, _, _ in base}
+    fresh = [g for g in graph if g.chunk_id not in known]
+    if not fresh or add <= 0:
+        return top + rest
+    cosine = base_scores([g.chunk_id for g in fresh])
+    fresh.sort(key=lambda g: (-g.score * cosine.get(g.chunk_id, 0.0), g.chunk_id))
+    floor = min((s for _, _, s in base), default=None)
+    new = []
+    for g in fresh[:add]:
+        boosted = cosine.get(g.chunk_id, 0.0) * (1.0 + (boost - 1.0) * g.score)
+        new.append((g.chunk_id, g.doc_id, min(1.0, boosted) if floor is None else floor, g))
+    if floor is None:
+        new.sort(key=lambda item: (-item[2], item[0]))
+    return top + rest + new

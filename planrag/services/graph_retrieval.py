@@ -8,10 +8,16 @@ from planrag.core.errors import InvalidInput
 from planrag.core.filters import Filter
 from planrag.core.types import GraphMetadata, KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext
-from planrag.executors.graph import GraphSearch, merge
+from planrag.executors.graph import KEEP, GraphSearch, merge
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.record_filter import matches
+
+# Chunks are scored by the entities a question reaches through at least one relation: the
+# base strategy already finds the passages naming the question's own entities.
+BRIDGE_HOPS = 1
+# Graph search re-ranks at least this many base candidates (the pool bench.graph tuned on).
+POOL = 30
 
 
 class GraphRetrieval:
@@ -34,16 +40,23 @@ class GraphRetrieval:
         hops: int,
         limit: int,
         where: Filter | None = None,
+        wanted: int | None = None,
     ) -> tuple[list[Candidate], GraphMetadata]:
-        """Candidates with the graph's merged in, best first, and what the graph did."""
+        """Candidates with the graph's merged in, best first, and what the graph did. Of the
+        `wanted` hits, at most half are the base's kept top (see `merge`)."""
         kb = ctx.kb
         self.check(kb)
         store = self._graphs.get(kb.graph_backend)
-        result = GraphSearch(store, kb.graph_backend).search(kb.id, ctx.text, hops, limit)
+        search = GraphSearch(store, kb.graph_backend, min_hops=BRIDGE_HOPS)
+        result = search.search(kb.id, ctx.text, hops, limit)
         known = {c.chunk_id for c in candidates}
         hits = [h for h in result.hits if h.chunk_id in known or self._allowed(h.chunk_id, where)]
+        meta = result.metadata
+        if hits and not (meta.analysis.multi_hop or any(m.exact for m in meta.matched_entities)):
+            # Only a fuzzy name and no relational shape: the graph would vouch for look-alikes.
+            hits, meta.fallback_reason = [], "no multi-hop pattern and no exact entity match"
+            meta.fallback = True
         if not hits:
-            meta = result.metadata
             if not meta.fallback:
                 meta.fallback, meta.fallback_reason = True, "the filters exclude every graph chunk"
             return candidates, meta
@@ -53,6 +66,7 @@ class GraphRetrieval:
             hits,
             ctx.dense_scores,
             self._boost,
+            keep=min(KEEP, max(1, (wanted or limit) // 2)),
         )
         out = []
         for chunk_id, doc_id, score, hit in merged:

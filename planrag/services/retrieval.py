@@ -23,6 +23,7 @@ from planrag.executors.registry import ExecutorRegistry
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
+from planrag.services.graph_retrieval import POOL as GRAPH_POOL
 from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.ownership import OwnershipResolver, restricted_ids
 from planrag.stores.bundle import StoreBundle
@@ -130,7 +131,7 @@ class RetrievalService:
         )
         steps = self._steps(request, threshold)
         params = SearchParams(
-            top_k=self._fetch_size(kb, steps, top_k),
+            top_k=self._fetch_size(kb, steps, top_k, request.enable_graph_search),
             where=self._where(kb, request.filters),
             hybrid_mode=request.hybrid_mode,
             rrf_k=request.rrf_k,
@@ -146,7 +147,7 @@ class RetrievalService:
         graph_metadata = None
         if request.enable_graph_search:
             found, graph_metadata = self._graph_for(kb).augment(
-                ctx, found, request.graph_hops, max(params.top_k, 20), params.where
+                ctx, found, request.graph_hops, max(params.top_k, 20), params.where, top_k
             )
         found = post_process(ctx, found, steps, self._texts, self._rerankers)
         if notes is not None:
@@ -203,8 +204,8 @@ class RetrievalService:
         return {d.id: title_text(d) for d in self._metadata.get_documents(doc_ids).values()}
 
     @staticmethod
-    def _fetch_size(kb: KnowledgeBase, steps: PostProcessing, top_k: int) -> int:
-        fetch = top_k
+    def _fetch_size(kb: KnowledgeBase, steps: PostProcessing, top_k: int, graph: bool) -> int:
+        fetch = max(top_k, GRAPH_POOL) if graph else top_k  # the pool graph search re-ranks
         if steps.needs_pool:
             fetch = max(fetch, RERANK_POOL)  # post-processing needs candidates to choose from
         # Parent-child: several children may share a parent, so fetch more before de-duplicating.
