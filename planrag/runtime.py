@@ -28,7 +28,6 @@ from planrag.services.dialects import DialectServices
 from planrag.services.document_search import DocumentSearch
 from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
-from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
@@ -171,7 +170,11 @@ class Runtime:
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
         calibrator = build_calibrator(metadata, bm25, embedders)
-        executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
+        executors = ExecutorRegistry.build(
+            ExecutorDeps(
+                rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost
+            )
+        )
         graphs = open_graph_stores(settings)
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
@@ -212,7 +215,7 @@ class Runtime:
                 embedders,
                 executors,
                 rerankers,
-                GraphRetrieval(graphs, metadata, settings.graph.boost),
+                graphs,
             ),
             postgres=postgres,
             graphs=graphs,

@@ -15,7 +15,9 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from planrag.core.errors import InvalidInput
 from planrag.core.types import (
     GraphAnalysis,
     GraphMatchInfo,
@@ -23,10 +25,16 @@ from planrag.core.types import (
     GraphQuery,
     GraphTriple,
 )
+from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
 from planrag.text.entities import find_mentions, normalize, question_pattern
 
+if TYPE_CHECKING:
+    from planrag.executors.registry import Executor
+
 HOP_DECAY = 0.5
+GRAPH_BOOST = 1.5  # spec 001: graph-found chunks ×1.5 (PLANRAG_GRAPH__BOOST)
+MIN_GRAPH_CHUNKS = 20  # graph chunks fetched at least, whatever the top_k
 FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
@@ -231,3 +239,75 @@ def merge(
     scored = [(c, d, min(1.0, s * scale), h) for c, d, s, h in scored]
     scored.sort(key=lambda item: (-item[2], item[0]))
     return scored
+
+
+class GraphExecutor:
+    """Graph search as an executor step (spec 001's "+Graph" / "+Ontology"): the base
+    strategy's executor runs, then the knowledge base's graph — `ctx.stores.graph`, read like
+    `ctx.stores.vector` and `.lexical` — adds the chunks its paths reach, merged with `boost`.
+    What the graph did is left on `ctx.graph` (as hybrid leaves its fusion on `ctx.fusion`).
+
+    Not a strategy: the plan's `graph` flag and `/retrieve`'s `enable_graph_search` put it
+    around any strategy (`ExecutorRegistry.get(strategy, graph_hops=…)`). Chunks only the
+    graph found pass the request's filters through `ctx.chunk_filter`; when the graph finds
+    nothing (or the filters exclude all it found) the base result stands, flagged."""
+
+    def __init__(self, base: Executor, hops: int, boost: float = GRAPH_BOOST) -> None:
+        self.base = base
+        self.hops = hops
+        self.boost = boost
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        store = ctx.stores.graph
+        if store is None:
+            raise InvalidInput(
+                f"knowledge base '{ctx.kb.name}' has no graph (graph_backend 'none'): graph "
+                "search needs a knowledge base created with graph_backend 'ontology' or 'neo4j'"
+            )
+        candidates = self.base.run(ctx, params)
+        limit = max(params.top_k, MIN_GRAPH_CHUNKS)
+        result = GraphSearch(store, store.backend).search(ctx.kb.id, ctx.text, self.hops, limit)
+        ctx.graph = result.metadata
+        known = {c.chunk_id for c in candidates}
+        fresh = [h.chunk_id for h in result.hits if h.chunk_id not in known]
+        passing = _passing(ctx, fresh, params)
+        hits = [h for h in result.hits if h.chunk_id in known or h.chunk_id in passing]
+        if not hits:
+            if not result.metadata.fallback:
+                result.metadata.fallback = True
+                result.metadata.fallback_reason = "the filters exclude every graph chunk"
+            return candidates
+        result.metadata.graph_chunks = len(hits)
+        return self._merged(ctx, candidates, hits)
+
+    def _merged(
+        self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit]
+    ) -> list[Candidate]:
+        by_id = {c.chunk_id: c for c in candidates}
+        merged = merge(
+            [(c.chunk_id, c.doc_id, c.score) for c in candidates],
+            hits,
+            ctx.dense_scores,
+            self.boost,
+        )
+        out = []
+        for chunk_id, doc_id, score, hit in merged:
+            base = by_id.get(chunk_id) or Candidate(chunk_id=chunk_id, doc_id=doc_id, score=0.0)
+            update: dict[str, object] = {"score": score}
+            if hit is not None:
+                update |= {"graph": round(hit.score, 4), "graph_entities": hit.entities[:20]}
+            out.append(base.model_copy(update=update))
+        return out
+
+
+def _passing(ctx: QueryContext, chunk_ids: list[str], params: SearchParams) -> set[str]:
+    """The chunks (found by the graph alone) that the request's filters allow."""
+    if params.where is None:
+        return set(chunk_ids)
+    if ctx.chunk_filter is None or not chunk_ids:
+        return set()
+    return ctx.chunk_filter(chunk_ids, params.where)
