@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from planrag.core.errors import KnowledgeBaseNotFound
@@ -12,7 +12,7 @@ from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
-from planrag.services.access import KnowledgeBaseAccess
+from planrag.services.access import Caller, KnowledgeBaseAccess
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.conversations import ConversationService
@@ -78,10 +78,12 @@ SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
 def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
     """Which knowledge bases this request may use: the authenticated principal's scope
-    (planrag.app.auth puts it on the request; without auth, every knowledge base)."""
+    (planrag.app.auth puts it on the request; without auth, every knowledge base), and who the
+    caller is (whose documents of a per-user knowledge base it sees)."""
     principal = getattr(request.state, "principal", None)
     scope = principal.knowledge_bases if principal is not None else None
-    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope=scope)
+    caller = Caller.of(runtime.settings.auth.enabled, principal.id if principal else "anonymous")
+    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope, caller)
 
 
 def get_dialects(runtime: RuntimeDep) -> DialectServices:
@@ -130,3 +132,21 @@ EmbeddersDep = Annotated[EmbedderRegistry, Depends(get_embedders)]
 AuthServiceDep = Annotated[AuthService, Depends(get_auth_service)]  # (AdminDep: app/auth.py)
 GraphExplorerDep = Annotated[GraphExplorer, Depends(get_graph_explorer)]
 HealthDep = Annotated[HealthService, Depends(get_health)]
+
+
+# spec dialects
+USER_ID_HELP = (
+    "extension (spec 002's user_id): whose documents of a per-user knowledge base are read. "
+    "Trusted with auth off; with auth on the caller is the user (anyone else is a 403)"
+)
+
+
+def get_user_access(
+    access: AccessDep,
+    user_id: Annotated[str | None, Query(max_length=200, description=USER_ID_HELP)] = None,
+) -> KnowledgeBaseAccess:
+    """The request's access acting for the `user_id` it names, if any."""
+    return access.as_user(user_id)
+
+
+UserAccessDep = Annotated[KnowledgeBaseAccess, Depends(get_user_access)]

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep, UserAccessDep
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
@@ -214,7 +214,9 @@ class RetrieveEnvelope(BaseModel):
 def _background(
     body: RetrieveBody, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
 ) -> BackgroundResult:
-    request = AskRequest(question=body.query, knowledge_bases=[kb.name for kb in kbs])
+    request = AskRequest(
+        question=body.query, knowledge_bases=[kb.name for kb in kbs], user_id=access.user
+    )
     outcome = runtime.ask.run(request, access.readable())
     if outcome.error:
         raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
@@ -289,7 +291,7 @@ def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[Knowl
 def retrieve(
     request: Request,
     body: RetrieveBody,
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     runtime: RuntimeDep,
 ) -> RetrieveEnvelope:
@@ -305,7 +307,7 @@ def retrieve(
         return RetrieveEnvelope(
             result=_background(body, kbs, runtime, access), execution_time=elapsed(request)
         )
-    hits = dialects.search.search(kbs, body.query, body.max_results)
+    hits = dialects.search.search(access, kbs, body.query, body.max_results)
     chunks = [
         LocalChunk(
             id=h.chunk_id,
