@@ -54,7 +54,9 @@ from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
+from planrag.stores.search_batching import BatchingVectorStore
 from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
+from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
@@ -76,7 +78,18 @@ def open_vector_stores(
 ) -> VectorStoreRouter:
     """Milvus (opened now, as before) and pgvector (opened, and its embedded server started, on
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
-    milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
+    cfg = settings.milvus
+    milvus: VectorStore = MilvusStore(
+        settings.milvus_uri,
+        cfg.token,
+        cfg.index_type,
+        keepalive_s=cfg.keepalive_s,
+        connect_timeout_s=cfg.connect_timeout_s,
+    )
+    if cfg.search_batch_window_ms > 0:  # concurrent searches share Milvus calls
+        milvus = BatchingVectorStore(
+            milvus, window_s=cfg.search_batch_window_ms / 1000, max_batch=cfg.search_batch_max
+        )
 
     def store_of(kb_id: str) -> tuple[str, int] | None:
         try:

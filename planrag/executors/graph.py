@@ -11,7 +11,6 @@ A chunk's path score is the sum over the reached entities it mentions, scaled so
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,6 +75,7 @@ class GraphHit:
     doc_id: str
     score: float  # path score in (0, 1], the best chunk 1
     entities: list[str]
+    hops: int = 0  # the fewest relations between a question entity and what it mentions
 
 
 @dataclass
@@ -90,9 +90,13 @@ class GraphResult:
 class GraphSearch:
     """Graph search against one knowledge base's graph store."""
 
-    def __init__(self, store: GraphStore, backend: str) -> None:
+    def __init__(
+        self, store: GraphStore, backend: str, df_power: float = 0.5, min_hops: int = 0
+    ) -> None:
         self._store = store
         self._backend = backend
+        self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
+        self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
@@ -116,13 +120,16 @@ class GraphSearch:
         if not reached:
             return self._nothing(meta, "no question entity is in the graph")
         seeds = set(reached)
-        edges = self._traverse(kb_id, reached, named, hops, analysis.relation_hints, meta.queries)
+        depth = dict.fromkeys(seeds, 0)
+        edges = self._traverse(
+            kb_id, reached, named, depth, hops, analysis.relation_hints, meta.queries
+        )
         meta.triples = [
             GraphTriple(source=e.source.name, type=e.type, target=e.target.name)
             for e in edges[:MAX_TRIPLES_SHOWN]
         ]
         meta.expanded_entities = [named[k] for k in reached if k not in seeds][:100]
-        hits = self._score_chunks(kb_id, reached, named, limit, meta.queries)
+        hits = self._score_chunks(kb_id, reached, named, depth, limit, meta.queries)
         meta.graph_chunks = len(hits)
         known = {m.entity.key: m.entity for m in matches.matches}
         for edge in edges:
@@ -145,6 +152,7 @@ class GraphSearch:
         kb_id: str,
         reached: dict[str, float],
         named: dict[str, str],
+        depth: dict[str, int],
         hops: int,
         hints: list[str],
         queries: list[GraphQuery],
@@ -152,7 +160,7 @@ class GraphSearch:
         """Breadth-first over `hops` relations; `reached` gains each entity's best path weight."""
         frontier = sorted(reached, key=lambda k: -reached[k])[:FRONTIER]
         traversed: list[Edge] = []
-        for _ in range(hops):
+        for hop in range(1, hops + 1):
             expansion = self._store.expand(kb_id, frontier, limit=FRONTIER * 25)
             queries.append(expansion.query)
             gained: dict[str, float] = {}
@@ -168,6 +176,8 @@ class GraphSearch:
                         gained[there.key] = weight
                 traversed.append(edge)
             reached.update(gained)
+            for key in gained:
+                depth.setdefault(key, hop)
             frontier = sorted(gained, key=lambda k: -gained[k])[:FRONTIER]
             if not frontier:
                 break
@@ -182,6 +192,7 @@ class GraphSearch:
         kb_id: str,
         reached: dict[str, float],
         named: dict[str, str],
+        depth: dict[str, int],
         limit: int,
         queries: list[GraphQuery],
     ) -> list[GraphHit]:
@@ -194,19 +205,21 @@ class GraphSearch:
         scores: dict[str, float] = {}
         docs: dict[str, str] = {}
         entities: dict[str, list[str]] = {}
+        nearest: dict[str, int] = {}
         for m in mentions.mentions:
-            weight = reached.get(m.key, 0.0) / math.sqrt(per_entity[m.key])
+            hop = depth.get(m.key, 0)
+            if hop < self._min_hops:
+                continue
+            weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             scores[m.chunk_id] = scores.get(m.chunk_id, 0.0) + weight
             docs[m.chunk_id] = m.doc_id
             entities.setdefault(m.chunk_id, []).append(named.get(m.key, m.key))
+            nearest[m.chunk_id] = min(nearest.get(m.chunk_id, hop), hop)
         if not scores:
             return []
         best = max(scores.values())
         chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        return [
-            GraphHit(chunk_id=c, doc_id=docs[c], score=scores[c] / best, entities=entities[c])
-            for c in chosen
-        ]
+        return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
 
 
 def merge(
