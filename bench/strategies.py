@@ -1,6 +1,6 @@
 """Every retrieval strategy on every evaluation set, each set ingested once.
 
-    python -m bench.strategies [--sets publichealthqa_ko cisi …] [--out FILE.json]
+    python -m bench.strategies [--sets publichealthqa_ko cisi …] [--model NAME] [--out FILE.json]
 
 Prints a markdown table (nDCG@10, Recall@5, MRR@10, p50/p95 ms) for docs/benchmarks.md.
 """
@@ -35,12 +35,15 @@ def main() -> None:
     parser.add_argument("--sets", nargs="*")
     parser.add_argument("--runs", nargs="*", help="run labels to include (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS / "strategies.json")
+    parser.add_argument("--model", help="embedding model (default: PLANRAG's default)")
     args = parser.parse_args()
     datasets = all_datasets()
     names = args.sets or list(datasets)
     results: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        runtime = Runtime.open(Settings(_env_file=None, data_dir=Path(tmp)))  # type: ignore[call-arg]
+        extra = {"embedding": {"model": args.model}} if args.model else {}
+        settings = Settings(_env_file=None, data_dir=Path(tmp), **extra)  # type: ignore[call-arg]
+        runtime = Runtime.open(settings)
         try:
             for name in names:
                 with EvalSession(runtime, BeirDataset.load(datasets[name])) as session:

@@ -27,8 +27,8 @@ from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
 from planrag.services.document_search import DocumentSearch
+from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
-from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
@@ -55,7 +55,9 @@ from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
+from planrag.stores.search_batching import BatchingVectorStore
 from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
+from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,18 @@ def open_vector_stores(
 ) -> VectorStoreRouter:
     """Milvus (opened now, as before) and pgvector (opened, and its embedded server started, on
     the first call for a KB that uses it), each KB routed by its `vector_store`."""
-    milvus = MilvusStore(settings.milvus_uri, settings.milvus.token, settings.milvus.index_type)
+    cfg = settings.milvus
+    milvus: VectorStore = MilvusStore(
+        settings.milvus_uri,
+        cfg.token,
+        cfg.index_type,
+        keepalive_s=cfg.keepalive_s,
+        connect_timeout_s=cfg.connect_timeout_s,
+    )
+    if cfg.search_batch_window_ms > 0:  # concurrent searches share Milvus calls
+        milvus = BatchingVectorStore(
+            milvus, window_s=cfg.search_batch_window_ms / 1000, max_batch=cfg.search_batch_max
+        )
 
     def store_of(kb_id: str) -> tuple[str, int] | None:
         try:
@@ -182,7 +195,11 @@ class Runtime:
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
         calibrator = build_calibrator(metadata, bm25, embedders)
-        executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
+        executors = ExecutorRegistry.build(
+            ExecutorDeps(
+                rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost
+            )
+        )
         graphs = open_graph_stores(settings)
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
@@ -225,7 +242,7 @@ class Runtime:
                 embedders,
                 executors,
                 rerankers,
-                GraphRetrieval(graphs, metadata, settings.graph.boost),
+                graphs,
             ),
             postgres=postgres,
             graphs=graphs,
@@ -253,6 +270,18 @@ class Runtime:
             rerank=rerank,
             collections=CollectionService(self.vectors),
             health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
+        )
+
+    @cached_property
+    def documents(self) -> DocumentService:
+        """A knowledge base's documents over the API: staged uploads, per-user visibility."""
+        return DocumentService(
+            self.metadata,
+            self.files,
+            self.ingestion,
+            auth_enabled=self.settings.auth.enabled,
+            max_upload_bytes=self.settings.max_upload_bytes,
+            max_files=self.settings.ingest.max_files_per_request,
         )
 
     @cached_property

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import APIKeyHeader, OAuth2PasswordBearer, OAuth2PasswordRequestForm
 from starlette.concurrency import run_in_threadpool
 
+from planrag.app.dependencies import AuthServiceDep, SettingsDep
 from planrag.core.errors import Forbidden, KnowledgeBaseNotFound
 from planrag.runtime import Runtime
 from planrag.services.auth import ANONYMOUS, OPEN_ACCESS, Principal, Token, Unauthorized
@@ -87,10 +88,13 @@ router = APIRouter(tags=["auth"])
 
 
 @router.post(TOKEN_PATH, response_model=Token, summary="OAuth2 password flow: a bearer token")
-async def token(request: Request, form: Annotated[OAuth2PasswordRequestForm, Depends()]) -> Token:
+async def token(
+    form: Annotated[OAuth2PasswordRequestForm, Depends()],
+    settings: SettingsDep,
+    auth: AuthServiceDep,
+) -> Token:
     """Exchange a user's name and password (form fields `username`, `password`) for a JWT bearer
     token (`Authorization: Bearer …`). Users are managed with `planrag users`."""
-    runtime: Runtime = request.app.state.runtime
-    if not runtime.settings.auth.enabled:
+    if not settings.auth.enabled:
         raise Unauthorized("authentication is off (PLANRAG_AUTH__ENABLED): no token needed")
-    return await run_in_threadpool(runtime.auth.login, form.username, form.password)
+    return await run_in_threadpool(auth.login, form.username, form.password)

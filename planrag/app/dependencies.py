@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
+from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
-from planrag.services.access import KnowledgeBaseAccess
+from planrag.services.access import Caller, KnowledgeBaseAccess
 from planrag.services.ask import AskService
+from planrag.services.auth import AuthService
+from planrag.services.conversations import ConversationService
 from planrag.services.dialects import DialectServices
-from planrag.services.ingestion import IngestionService
+from planrag.services.documents import DocumentService
+from planrag.services.graph_view import GraphExplorer
+from planrag.services.health import HealthService
 from planrag.services.knowledge_bases import KnowledgeBaseService
+from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 
 
@@ -56,10 +62,6 @@ def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
     return runtime.retrieval
 
 
-def get_documents(runtime: RuntimeDep) -> IngestionService:
-    return runtime.ingestion
-
-
 def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
     return runtime.knowledge_bases
 
@@ -70,17 +72,18 @@ def get_settings_of(runtime: RuntimeDep) -> Settings:
 
 AskDep = Annotated[AskService, Depends(get_ask)]
 RetrievalDep = Annotated[RetrievalService, Depends(get_retrieval)]
-DocumentsDep = Annotated[IngestionService, Depends(get_documents)]
 KnowledgeBasesDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_bases)]
 SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
 
 def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
     """Which knowledge bases this request may use: the authenticated principal's scope
-    (planrag.app.auth puts it on the request; without auth, every knowledge base)."""
+    (planrag.app.auth puts it on the request; without auth, every knowledge base), and who the
+    caller is (whose documents of a per-user knowledge base it sees)."""
     principal = getattr(request.state, "principal", None)
     scope = principal.knowledge_bases if principal is not None else None
-    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope=scope)
+    caller = Caller.of(runtime.settings.auth.enabled, principal.id if principal else "anonymous")
+    return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope, caller)
 
 
 def get_dialects(runtime: RuntimeDep) -> DialectServices:
@@ -89,3 +92,61 @@ def get_dialects(runtime: RuntimeDep) -> DialectServices:
 
 AccessDep = Annotated[KnowledgeBaseAccess, Depends(get_kb_access)]
 DialectsDep = Annotated[DialectServices, Depends(get_dialects)]
+
+
+# product routes: the narrow dependencies of the non-spec routers (documents, knowledge bases,
+# ask, retrieve, admin, graph, system, OpenAI chat). A route names the services it uses; none
+# takes the whole runtime.
+def get_document_service(runtime: RuntimeDep) -> DocumentService:
+    return runtime.documents
+
+
+def get_conversations(runtime: RuntimeDep) -> ConversationService:
+    return runtime.conversations
+
+
+def get_reindex(runtime: RuntimeDep) -> ReindexService:
+    return runtime.reindex
+
+
+def get_embedders(runtime: RuntimeDep) -> EmbedderRegistry:
+    return runtime.embedders
+
+
+def get_auth_service(runtime: RuntimeDep) -> AuthService:
+    return runtime.auth
+
+
+def get_graph_explorer(runtime: RuntimeDep) -> GraphExplorer:
+    return runtime.graph_explorer
+
+
+def get_health(runtime: RuntimeDep) -> HealthService:
+    return runtime.dialects.health
+
+
+DocumentsDep = Annotated[DocumentService, Depends(get_document_service)]
+ConversationsDep = Annotated[ConversationService, Depends(get_conversations)]
+ReindexDep = Annotated[ReindexService, Depends(get_reindex)]
+EmbeddersDep = Annotated[EmbedderRegistry, Depends(get_embedders)]
+AuthServiceDep = Annotated[AuthService, Depends(get_auth_service)]  # (AdminDep: app/auth.py)
+GraphExplorerDep = Annotated[GraphExplorer, Depends(get_graph_explorer)]
+HealthDep = Annotated[HealthService, Depends(get_health)]
+
+
+# spec dialects
+USER_ID_HELP = (
+    "extension (spec 002's user_id): whose documents of a per-user knowledge base are read. "
+    "Trusted with auth off; with auth on the caller is the user (anyone else is a 403)"
+)
+
+
+def get_user_access(
+    access: AccessDep,
+    user_id: Annotated[str | None, Query(max_length=200, description=USER_ID_HELP)] = None,
+) -> KnowledgeBaseAccess:
+    """The request's access acting for the `user_id` it names, if any."""
+    return access.as_user(user_id)
+
+
+UserAccessDep = Annotated[KnowledgeBaseAccess, Depends(get_user_access)]

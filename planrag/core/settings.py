@@ -39,6 +39,17 @@ class MilvusSettings(BaseModel):
     uri: str = ""
     token: str = ""
     index_type: Literal["HNSW", "FLAT", "IVF_FLAT"] = "HNSW"
+    # Concurrent searches of one collection with the same top_k and filter, arriving within this
+    # window, go to Milvus as one call of up to search_batch_max queries (Milvus Lite at 100k
+    # chunks: ~50 ms a call whatever it holds). 0: every search alone.
+    search_batch_window_ms: float = Field(default=3.0, ge=0.0, le=1000.0)
+    search_batch_max: int = Field(default=64, ge=1, le=16384)
+    # gRPC keepalive pings (server URIs and Milvus Lite's local server alike): at most one per
+    # keepalive_s, and only while a call is in flight. Milvus Lite's server answers pymilvus's
+    # default (every 10 s, idle or not) with GOAWAY too_many_pings; its limit is one per 5 min.
+    keepalive_s: float = Field(default=300.0, ge=10.0)
+    # A Milvus server that does not answer is retried until this deadline at start-up.
+    connect_timeout_s: float = Field(default=30.0, gt=0.0)
 
 
 class PgSettings(BaseModel):
@@ -87,6 +98,10 @@ class EmbeddingSettings(BaseModel):
     # Dimension of a remote model; learned from the first call when 0.
     dimension: int = Field(default=0, ge=0)
     timeout_s: float = 30.0
+    # Concurrent questions arriving within this window share one model call, and recent
+    # question vectors are cached (a micro-batcher in front of the model). 0: no batcher, no
+    # cache — each question embedded alone (and indexing no longer gives way to questions).
+    query_batch_window_ms: float = Field(default=3.0, ge=0.0, le=1000.0)
 
 
 class IngestSettings(BaseModel):

@@ -20,7 +20,7 @@ Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = Literal["none", "ontology", "neo4j"]
 VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
-FileType = Literal["txt", "md", "pdf", "docx", "hwpx", "html", "csv"]
+FileType = Literal["txt", "md", "pdf", "docx", "hwpx", "hwp", "html", "csv"]
 
 # One rule for every value that is stored as document metadata and every value a filter
 # compares with it (authors, titles, domains, document ids): no control characters but tab,

@@ -1,7 +1,7 @@
 """Text of the office and web formats people in Korea send: Word (.docx, python-docx), HWPX (the
 XML form of Hangul Word Processor files: a zip of OWPML sections), HTML (the standard library's
 parser: visible text, block elements on their own lines) and CSV (one line per row, each value
-labelled with its column). Legacy binary HWP (.hwp) is not read: save it as HWPX."""
+labelled with its column). Binary HWP 5 (.hwp) is read by `hwp.py`."""
 
 from __future__ import annotations
 

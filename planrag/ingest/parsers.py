@@ -1,5 +1,5 @@
 """File type detection and parsing of uploads into clean text: TXT, Markdown, PDF, and (in
-`formats.py`) Word .docx, HWPX, HTML and CSV."""
+`formats.py` and `hwp.py`) Word .docx, HWPX, HWP 5, HTML and CSV."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ _EXTENSIONS: dict[str, FileType] = {
     ".pdf": "pdf",
     ".docx": "docx",
     ".hwpx": "hwpx",
+    ".hwp": "hwp",
     ".html": "html",
     ".htm": "html",
     ".csv": "csv",
@@ -79,7 +80,7 @@ def parse_document(data: bytes, file_type: FileType) -> ParsedDocument:
     elif file_type in ("txt", "md"):
         # Markdown is kept as written: the context-aware chunker needs its headings.
         document = ParsedDocument(text=clean_text(decode_text(data)))
-    elif file_type in ("docx", "hwpx", "html", "csv"):
+    elif file_type in ("docx", "hwpx", "hwp", "html", "csv"):
         document = ParsedDocument(text=clean_text(_other_format(data, file_type)))
     else:
         raise UnsupportedFileType(f"unsupported file type: {file_type!r}")
@@ -95,6 +96,10 @@ def _other_format(data: bytes, file_type: FileType) -> str:
         return formats.docx_text(data)
     if file_type == "hwpx":
         return formats.hwpx_text(data)
+    if file_type == "hwp":
+        from planrag.ingest.hwp import hwp_text
+
+        return hwp_text(data)
     if file_type == "html":
         return formats.html_text(decode_text(data))
     return formats.csv_text(decode_text(data))

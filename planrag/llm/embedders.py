@@ -201,8 +201,12 @@ class EmbedderRegistry:
             if name not in self._embedders:
                 from planrag.llm.query_batching import BatchingEmbedder
 
+                window_ms = self._settings.query_batch_window_ms
+                model = self._create(name)
                 # Concurrent questions share model calls; recent ones are cached.
-                self._embedders[name] = BatchingEmbedder(self._create(name))
+                self._embedders[name] = (
+                    BatchingEmbedder(model, window_s=window_ms / 1000) if window_ms > 0 else model
+                )
             return self._embedders[name]
 
     def for_knowledge_base(self, model: str, dimension: int) -> Embedder:

@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future
 
+from planrag.core.micro_batching import MicroBatcher
 from planrag.llm.embedders import Embedder
 
 __all__ = ["BatchingEmbedder"]
@@ -40,19 +41,20 @@ class BatchingEmbedder:
         self._bulk_slice_s = bulk_slice_s
         self._bulk_max_wait_s = bulk_max_wait_s
         self._per_passage_s: float | None = None  # measured, smoothed
-        self._in_flight = 0  # questions being embedded now
-        self._quiet = threading.Condition(threading.Lock())  # signalled when questions finish
         self.bulk_slices = 0  # slices of passages sent to the model (tests read it)
         self.bulk_waits = 0  # slices that waited for questions first
-        self._window_s = window_s
-        self._max_batch = max_batch
         self._cache_size = cache_size
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
-        self._waiting: list[tuple[str, Future[list[float]]]] = []
         self._lock = threading.Lock()
-        self._arrived = threading.Condition(self._lock)
-        self._thread: threading.Thread | None = None
-        self.model_calls = 0  # batches sent to the model (tests and benchmarks read it)
+        # One key: every question can share a model call with every other.
+        self._batcher: MicroBatcher[None, str, list[float]] = MicroBatcher(
+            self._embed_batch, window_s=window_s, max_batch=max_batch, name="query-batcher"
+        )
+
+    @property
+    def model_calls(self) -> int:
+        """Batches of questions sent to the model (tests and benchmarks read it)."""
+        return self._batcher.calls
 
     @property
     def dimension(self) -> int:
@@ -88,80 +90,35 @@ class BatchingEmbedder:
             seconds_per_passage if known is None else 0.7 * known + 0.3 * seconds_per_passage
         )
 
-    def _questions_pending(self) -> bool:
-        with self._lock:
-            return bool(self._waiting) or self._in_flight > 0
-
     def _give_way(self) -> None:
         """Wait while questions wait or are embedded (at most `bulk_max_wait_s` in a row, so
         indexing still advances under a steady stream of questions)."""
-        deadline = time.monotonic() + self._bulk_max_wait_s
-        waited = False
-        with self._quiet:
-            while self._questions_pending() and time.monotonic() < deadline:
-                waited = True
-                self._quiet.wait(timeout=0.05)
+        waited = self._batcher.wait_quiet(time.monotonic() + self._bulk_max_wait_s)
         self.bulk_slices += 1
         self.bulk_waits += waited
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         futures: list[Future[list[float]]] = []
-        with self._lock:
-            for text in texts:
-                future: Future[list[float]] = Future()
+        for text in texts:
+            with self._lock:
                 cached = self._cache.get(text)
                 if cached is not None:
                     self._cache.move_to_end(text)
-                    future.set_result(cached)
-                else:
-                    self._waiting.append((text, future))
-                futures.append(future)
-            if any(not f.done() for f in futures):
-                self._ensure_thread()
-                self._arrived.notify()
+            if cached is not None:
+                future: Future[list[float]] = Future()
+                future.set_result(cached)
+            else:
+                future = self._batcher.submit(None, text)
+            futures.append(future)
         return [f.result() for f in futures]
 
-    def _ensure_thread(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._run, name="query-batcher", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._waiting:
-                    if not self._arrived.wait(timeout=30):
-                        self._thread = None  # idle: exit; the next query starts a new one
-                        return
-            time.sleep(self._window_s)  # let the rest of a burst arrive
-            with self._lock:
-                batch, self._waiting = (
-                    self._waiting[: self._max_batch],
-                    self._waiting[self._max_batch :],
-                )
-                self._in_flight += len(batch)
-            try:
-                self._embed_batch(batch)
-            finally:
-                with self._lock:
-                    self._in_flight -= len(batch)
-                with self._quiet:
-                    self._quiet.notify_all()
-
-    def _embed_batch(self, batch: list[tuple[str, Future[list[float]]]]) -> None:
-        unique = list(dict.fromkeys(text for text, _ in batch))
-        try:
-            vectors = dict(zip(unique, self.inner.embed_queries(unique), strict=True))
-        except BaseException as exc:  # every waiter learns of the failure
-            for _, future in batch:
-                future.set_exception(exc)
-            return
+    def _embed_batch(self, _: None, batch: list[str]) -> list[list[float]]:
+        unique = list(dict.fromkeys(batch))
+        vectors = dict(zip(unique, self.inner.embed_queries(unique), strict=True))
         with self._lock:
-            self.model_calls += 1
             for text, vector in vectors.items():
                 self._cache[text] = vector
                 self._cache.move_to_end(text)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        for text, future in batch:
-            future.set_result(vectors[text])
+        return [vectors[text] for text in batch]

@@ -79,6 +79,14 @@ class DocumentHit(BaseModel):
     hit: Hit
 
 
+def _narrowed(allowed: set[str] | None, owned: frozenset[str] | None) -> set[str] | None:
+    """The documents a search may return: those the filters leave, of those the caller owns
+    (None: no limit)."""
+    if owned is None:
+        return allowed
+    return set(owned) if allowed is None else allowed & owned
+
+
 def _same(actual: Any, wanted: Any) -> bool:
     return bool(actual == wanted or str(actual) == str(wanted))
 
@@ -108,6 +116,7 @@ class DocumentSearch:
 
     def search(
         self,
+        access: KnowledgeBaseAccess,
         kbs: list[KnowledgeBase],
         query: str,
         top_k: int,
@@ -115,11 +124,13 @@ class DocumentSearch:
         strategy: StrategyName = "hybrid",
         score_threshold: float | None = None,
     ) -> list[DocumentHit]:
-        """The best `top_k` passages of the knowledge bases, merged best first."""
+        """The best `top_k` passages of the knowledge bases, merged best first; of a per-user
+        knowledge base, only the caller's documents (`access.owned`)."""
         filters = filters or DocumentFilters()
         hits: list[tuple[KnowledgeBase, Hit]] = []
         for kb in kbs:
-            found = self._search_kb(kb, query, top_k, filters, strategy, score_threshold)
+            allowed = _narrowed(self._allowed_docs(kb, filters), access.owned(kb))
+            found = self._search_kb(kb, query, top_k, filters, allowed, strategy, score_threshold)
             hits.extend((kb, h) for h in found)
         hits.sort(key=lambda pair: pair[1].score, reverse=True)
         return self.describe(hits[:top_k])
@@ -130,10 +141,10 @@ class DocumentSearch:
         query: str,
         top_k: int,
         filters: DocumentFilters,
+        allowed: set[str] | None,
         strategy: StrategyName,
         score_threshold: float | None,
     ) -> list[Hit]:
-        allowed = self._allowed_docs(kb, filters)
         if allowed is not None and not allowed:
             return []
         # Up to MAX_DOC_FILTER documents narrow the search itself; more are filtered afterwards.
@@ -200,6 +211,7 @@ class DocumentSearch:
 
     def enhanced(
         self,
+        access: KnowledgeBaseAccess,
         kbs: list[KnowledgeBase],
         query: str,
         top_k: int,
@@ -213,7 +225,7 @@ class DocumentSearch:
         except Exception as exc:
             raise StageFailed("rerank", exc) from exc
         try:
-            candidates = self.search(kbs, query, raw_results, filters)
+            candidates = self.search(access, kbs, query, raw_results, filters)
         except Exception as exc:
             raise StageFailed("search", exc) from exc
         try:

@@ -60,7 +60,7 @@ class Health(BaseModel):
 
 def _has_probe(store: VectorStore) -> str:
     store.has_collection("health-probe")
-    return type(store).__name__
+    return type(getattr(store, "inner", store)).__name__  # a batching wrapper names its store
 
 
 def _probe(check: Callable[[], str | None]) -> Component:

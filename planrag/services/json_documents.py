@@ -207,17 +207,21 @@ class JsonDocumentService:
         self._ingestion = ingestion
 
     def insert(self, access: KnowledgeBaseAccess, document: JsonDocument) -> UploadedDocument:
-        """Queue the document for indexing in its domain's KB (replacing one of the same id)."""
-        metadata = to_metadata(document)
+        """Queue the document for indexing in its domain's KB (replacing one of the same id).
+        Its owner is the caller: the principal with auth on (`tags.user` stays a label), the
+        spec's `tags.user` with auth off."""
+        if not access.caller.auth_enabled:
+            access = access.as_user(document.tags.user)
+        metadata = to_metadata(document).model_copy(update={"user_id": access.user})
         kb = access.write(document.domain)
         public = spec_doc_id(document.tags.date, document.title)
         item = UploadItem(filename=public, data=document.text.encode("utf-8"))
 
         def may_replace(existing: Document) -> None:
-            # The id is global: a document of another scope must never be replaced or moved.
-            if existing.kb_id != kb.id and not access.allowed(
-                self._metadata.get_kb(existing.kb_id).name
-            ):
+            # The id is global: a document of another scope (or another user's, in a per-user
+            # knowledge base) must never be replaced or moved.
+            home = kb if existing.kb_id == kb.id else self._metadata.get_kb(existing.kb_id)
+            if not access.allowed(home.name) or not access.may_see(home, existing):
                 raise Forbidden(
                     f"document '{public}' belongs to a knowledge base outside this caller's "
                     "scope; choose another title or date",
@@ -227,12 +231,13 @@ class JsonDocumentService:
         return self._ingestion.put(kb.id, internal_id(public), item, "txt", metadata, may_replace)
 
     def resolve(self, access: KnowledgeBaseAccess, doc_id: str) -> tuple[Document, str]:
-        """A document by public id (or internal id) with its KB's name; 404 if not readable."""
+        """A document by public id (or internal id) with its KB's name; 404 if not readable
+        (outside the scope, or another user's in a per-user knowledge base)."""
         docs = self._metadata.get_documents({internal_id(doc_id), doc_id})
         doc = docs.get(internal_id(doc_id)) or docs.get(doc_id)
         if doc is not None:
             kb = self._metadata.get_kb(doc.kb_id)
-            if access.allowed(kb.name):
+            if access.allowed(kb.name) and access.may_see(kb, doc):
                 return doc, kb.name
         raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
 
@@ -268,6 +273,8 @@ class JsonDocumentService:
         doc = self._metadata.get_documents([internal_id(spec_doc_id(date, title))])
         found = next(iter(doc.values()), None)
         if found is None or found.kb_id != kb.id or (found.metadata.author or "") != author:
+            return False
+        if not access.may_see(kb, found):  # another user's: as if it were not there
             return False
         self._ingestion.wait_for(found.id)  # an indexing in flight would write after the delete
         self._ingestion.delete(kb.id, found.id)

@@ -170,6 +170,9 @@ class KnowledgeBaseService:
     def get_by_name(self, name: str) -> KnowledgeBaseView:
         return self._view(self._metadata.get_kb_by_name(name))
 
+    def count(self) -> int:
+        return len(self._metadata.list_kbs())
+
     def list(self) -> list[KnowledgeBaseView]:
         kbs = self._metadata.list_kbs()
         stats = self._metadata.kb_stats(kb.id for kb in kbs)

@@ -13,12 +13,21 @@ from collections.abc import Iterable
 
 from sqlalchemy import Engine, select
 
-from planrag.core.errors import Forbidden
+from planrag.core.errors import Forbidden, InvalidInput
 from planrag.core.types import Document, KnowledgeBase
 from planrag.stores.catalog import Restriction
 from planrag.stores.tables import DocumentRow
 
-__all__ = ["OwnershipResolver", "Restriction", "acting_user", "check_owner"]
+__all__ = [
+    "MAX_RESTRICTED_IDS",
+    "OwnershipResolver",
+    "Restriction",
+    "acting_user",
+    "check_owner",
+    "restricted_ids",
+]
+
+MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 def acting_user(auth_enabled: bool, principal_id: str, user_id: str | None) -> str | None:
@@ -60,3 +69,14 @@ class OwnershipResolver:
             with self._engine.connect() as conn:
                 result[kb.id] = frozenset(conn.execute(query).scalars())
         return result
+
+
+def restricted_ids(wanted: list[str], allowed: frozenset[str]) -> list[str]:
+    """The plan's document ids narrowed to the allowed ones (all allowed when it names none)."""
+    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
+    if len(ids) > MAX_RESTRICTED_IDS:
+        raise InvalidInput(
+            f"this ask may search {len(ids)} documents of one per-user knowledge base; at "
+            f"most {MAX_RESTRICTED_IDS} are supported"
+        )
+    return ids

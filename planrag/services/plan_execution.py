@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planrag.core.errors import InvalidInput, ModelUnavailable, StoreUnavailable
+from planrag.core.errors import ModelUnavailable, StoreUnavailable
 from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.executors.pipeline import sort_and_limit
@@ -15,14 +15,13 @@ from planrag.planner.schema import SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages
 from planrag.services.document_listing import DocumentListing
-from planrag.services.ownership import Restriction
+from planrag.services.ownership import Restriction, restricted_ids
 from planrag.services.retrieval import (
     RetrievalService,
     RetrieveRequest,
 )
 
 log = logging.getLogger(__name__)
-MAX_RESTRICTED_IDS = 1000  # RetrieveFilters.doc_ids' bound
 
 
 class PlanExecutor:
@@ -93,6 +92,7 @@ class PlanExecutor:
         restriction: Restriction,
     ) -> list[Hit]:
         filters = plan.filters.to_retrieve()
+        owned = restriction.get(kb.id)  # a per-user KB: the asker's documents, graph included
         if kb.id in restriction:
             allowed = restricted_ids(filters.doc_ids or [], restriction[kb.id])
             if not allowed:
@@ -114,7 +114,7 @@ class PlanExecutor:
         )
         if request.enable_graph_search:
             try:
-                return self._retrieval.retrieve(kb.id, request)
+                return self._retrieval.retrieve(kb.id, request, None, owned)
             except StoreUnavailable as exc:  # the graph server is down: the text still answers
                 notes.append(
                     f"{kb.name}: graph search unavailable, searched without ({exc.message})"
@@ -122,7 +122,7 @@ class PlanExecutor:
                 request = request.model_copy(update={"enable_graph_search": False})
         try:
             skipped: list[str] = []
-            hits = self._retrieval.retrieve(kb.id, request, skipped)
+            hits = self._retrieval.retrieve(kb.id, request, skipped, owned)
             notes.extend(f"{kb.name}: {note}" for note in skipped)
             return hits
         except ModelUnavailable as exc:
@@ -130,18 +130,7 @@ class PlanExecutor:
                 raise
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
-            return self._retrieval.retrieve(kb.id, fallback)
-
-
-def restricted_ids(wanted: list[str], allowed: frozenset[str]) -> list[str]:
-    """The plan's document ids narrowed to the allowed ones (all allowed when it names none)."""
-    ids = [d for d in wanted if d in allowed] if wanted else sorted(allowed)
-    if len(ids) > MAX_RESTRICTED_IDS:
-        raise InvalidInput(
-            f"this ask may search {len(ids)} documents of one per-user knowledge base; at "
-            f"most {MAX_RESTRICTED_IDS} are supported"
-        )
-    return ids
+            return self._retrieval.retrieve(kb.id, fallback, None, owned)
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

@@ -130,7 +130,11 @@ class PromptService:
             author=request.author, start_date=request.start_date, end_date=request.end_date
         )
         kbs = self._search.knowledge_bases(access, request.domain)
-        hits = self._search.search(kbs, request.query, SUMMARY_DOCUMENTS, filters) if kbs else []
+        hits = (
+            self._search.search(access, kbs, request.query, SUMMARY_DOCUMENTS, filters)
+            if kbs
+            else []
+        )
         passages = _passages(hits)
         listing = "\n\n".join(
             f"[{p.n}] {p.title or ''}{f' ({p.date})' if p.date else ''}\n"

@@ -19,8 +19,10 @@ from planrag.core.errors import InvalidEmbedding, PlanragError
 from planrag.core.filters import RetrieveFilters
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.llm.embedders import EmbedderRegistry
+from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
 from planrag.services.json_documents import internal_id
+from planrag.services.ownership import restricted_ids
 from planrag.services.retrieval import RetrievalService
 
 RerankStrategy = Literal["bge", "llm"]
@@ -60,6 +62,7 @@ class RagPipeline:
 
     def retrieve(
         self,
+        access: KnowledgeBaseAccess,
         kbs: list[KnowledgeBase],
         query: str,
         grade: float,
@@ -69,7 +72,7 @@ class RagPipeline:
         rerank: RerankOptions,
     ) -> PipelineResult:
         filters = DocumentFilters(doc_ids=doc_id_candidates(doc_ids))
-        hits = self._search.search(kbs, query, candidates, filters, "ann", grade)
+        hits = self._search.search(access, kbs, query, candidates, filters, "ann", grade)
         result = PipelineResult(
             hits=hits,
             engine_used="naive" if engine == "naive" else "advanced",
@@ -95,12 +98,14 @@ class RagPipeline:
 
     def similar(
         self,
+        access: KnowledgeBaseAccess,
         kbs: list[KnowledgeBase],
         vector: list[float],
         top_k: int,
         doc_ids: list[str] | None = None,
     ) -> list[DocumentHit]:
-        """Chunks nearest to a raw query embedding in every knowledge base of its dimension."""
+        """Chunks nearest to a raw query embedding in every knowledge base of its dimension
+        (of a per-user one, only the caller's documents)."""
         dims = sorted({kb.embedding_dim for kb in kbs}) or [self._embedders.get().dimension]
         if len(vector) not in dims:
             expected = " or ".join(map(str, dims))
@@ -113,12 +118,20 @@ class RagPipeline:
         if not math.isfinite(norm) or norm == 0.0:
             raise InvalidEmbedding("queryEmbedding must be a finite, non-zero vector")
         unit = [x / norm for x in vector]
-        filters = RetrieveFilters(doc_ids=doc_id_candidates(doc_ids)) if doc_ids else None
+        wanted = doc_id_candidates(doc_ids)
         found: list[tuple[KnowledgeBase, Hit]] = []
         for kb in kbs:
-            if kb.embedding_dim == len(vector):
-                found.extend(
-                    (kb, h) for h in self._retrieval.similar_chunks(kb.id, unit, top_k, filters)
-                )
+            if kb.embedding_dim != len(vector):
+                continue
+            ids = wanted
+            owned = access.owned(kb)
+            if owned is not None:
+                ids = restricted_ids(wanted or [], owned)
+                if not ids:
+                    continue  # nothing of this per-user KB is the caller's
+            filters = RetrieveFilters(doc_ids=ids) if ids else None
+            found.extend(
+                (kb, h) for h in self._retrieval.similar_chunks(kb.id, unit, top_k, filters)
+            )
         found.sort(key=lambda pair: pair[1].score, reverse=True)
         return self._search.describe(found[:top_k])

@@ -77,6 +77,14 @@ class ReindexService:
         self._closed = False
 
     # ── entry points ───────────────────────────────────────────────────────────────────
+    def request(self, kb_id: str, model: str | None = None) -> ReindexStatus:
+        """`start` for a caller over the API: a model they name must be on the allow-list
+        (PLANRAG_EMBEDDING__ALLOWED_MODELS, decided on the name; the CLI's operator may choose
+        any model through `start`)."""
+        if model:
+            model = self._embedders.check_allowed(model)
+        return self.start(kb_id, model)
+
     def start(
         self,
         kb_id: str,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote, unquote
 
@@ -138,11 +139,46 @@ class GraphStats(BaseModel):
     relations: int = 0
 
 
-def fuzzy_candidates(query: str, keys: list[str], limit: int) -> list[str]:
-    """Keys of ≥ 2 characters that contain `query` or are contained in it, closest length
-    first (the fuzzy step of `GraphStore.match`)."""
-    found = [k for k in keys if len(k) >= 2 and k != query and (query in k or k in query)]
+def _closest(query: str, found: Iterable[str], limit: int) -> list[str]:
     return heapq.nsmallest(limit, found, key=lambda k: (abs(len(k) - len(query)), k))
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+class KeyIndex:
+    """The fuzzy step of `GraphStore.match` over one KB's entity keys, without a scan.
+
+    Keys contained in the query are found by looking up the query's substrings; keys that
+    contain the query, through the posting lists of its character bigrams (then checked). A
+    query contained in more than `generic` keys ("corp", "대학") names no entity in particular:
+    only the keys inside it are returned for it, as a scan would have drowned the match in
+    thousands of equally-close names.
+    """
+
+    def __init__(self, keys: Iterable[str], generic: int = 200) -> None:
+        self._keys = {k for k in keys if len(k) >= 2}
+        self._generic = generic
+        self._grams: dict[str, set[str]] = {}
+        for key in self._keys:
+            for gram in _bigrams(key):
+                self._grams.setdefault(gram, set()).add(key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def fuzzy(self, query: str, limit: int) -> list[str]:
+        n = len(query)
+        inside = {query[i:j] for i in range(n) for j in range(i + 2, n + 1)} & self._keys
+        postings = sorted((self._grams.get(g, set()) for g in _bigrams(query)), key=len)
+        containing: set[str] = set()
+        if postings and len(postings[0]) <= 20 * self._generic:
+            pool = postings[0].intersection(*postings[1:])
+            containing = {k for k in pool if query in k}
+            if len(containing) > self._generic:
+                containing = set()
+        return _closest(query, (inside | containing) - {query}, limit)
 
 
 def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch]:
@@ -161,7 +197,7 @@ def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch
 
 @runtime_checkable
 class GraphStore(Protocol):
-    backend: str  # "ontology" | "neo4j"
+    backend: str  # the backend's name: "ontology", "neo4j" (a KB's `graph_backend`)
 
     def create_graph(self, kb_id: str) -> None: ...
 

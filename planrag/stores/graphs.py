@@ -10,8 +10,6 @@ from collections.abc import Callable
 from planrag.core.errors import InvalidInput, StoreUnavailable
 from planrag.stores.graph import GraphStore
 
-BACKENDS = ("ontology", "neo4j")
-
 
 class GraphStores:
     def __init__(
@@ -32,7 +30,9 @@ class GraphStores:
                 f"graph_backend '{backend}' is not configured: {self._missing[backend]}"
             )
         if backend not in self._factories:
-            raise InvalidInput(f"unknown graph_backend '{backend}'; use one of {list(BACKENDS)}")
+            raise InvalidInput(
+                f"unknown graph_backend '{backend}'; use one of {list(self._factories)}"
+            )
 
     def get(self, backend: str) -> GraphStore:
         self.check(backend)

@@ -7,7 +7,9 @@ vectors have none: their title scores are absent).
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from planrag.stores.vector import (
     clamp_cosine,
     cosine_from_distance,
 )
+
+log = logging.getLogger(__name__)
 
 TEXT_MAX_BYTES = 65535
 OUTPUT_FIELDS = ["chunk_id", "doc_id", "text", "title", "author", "domain", "date"]
@@ -47,20 +51,56 @@ def _fit(value: str, max_bytes: int) -> str:
     return value if len(raw) <= max_bytes else raw[:max_bytes].decode("utf-8", errors="ignore")
 
 
-class MilvusStore:
-    """A `VectorStore` on Milvus. Calls are serialised: Milvus Lite is not thread-safe."""
+def grpc_options(keepalive_s: float) -> dict[str, int]:
+    """gRPC channel options over pymilvus's defaults: keepalive pings at most every
+    `keepalive_s` and only during calls. pymilvus pings every 10 s even when idle, which Milvus
+    Lite's gRPC server (grpc's default policy: no pings without calls, at most one per 5 min)
+    answers with GOAWAY too_many_pings and a dropped connection."""
+    return {
+        "grpc.keepalive_time_ms": int(keepalive_s * 1000),
+        "grpc.keepalive_permit_without_calls": 0,
+    }
 
-    def __init__(self, uri: str, token: str = "", index_type: str = "HNSW") -> None:
-        if "://" not in uri:
-            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+
+def connect(uri: str, token: str, options: dict[str, int], timeout_s: float) -> MilvusClient:
+    """A client with its own connection (pymilvus would otherwise share one per address, made
+    with whatever options its first client gave). A server that does not answer yet (starting,
+    or a loaded machine) is retried until `timeout_s`; a Milvus Lite data dir fails at once (its
+    error is a lock held by another process, which waiting does not cure)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        kwargs: dict[str, Any] = {"grpc_options": options, "dedicated": True}
         try:
-            self._client = MilvusClient(uri=uri, token=token) if token else MilvusClient(uri=uri)
+            if token:
+                kwargs["token"] = token
+            return MilvusClient(uri=uri, timeout=min(10.0, timeout_s), **kwargs)
         except Exception as exc:  # pymilvus raises several unrelated types here
+            if "://" in uri and time.monotonic() + 1.0 < deadline:
+                log.warning("Milvus at %s not reachable yet (%s); retrying", uri, exc)
+                time.sleep(1.0)
+                continue
             raise StoreUnavailable(
                 f"cannot open Milvus at {uri}: {exc}. Is another planrag process using this "
                 "data dir? Milvus Lite allows one process; set PLANRAG_MILVUS__URI for a server.",
                 setting="PLANRAG_MILVUS__URI",
             ) from exc
+
+
+class MilvusStore:
+    """A `VectorStore` on Milvus. Calls are serialised: Milvus Lite is not thread-safe."""
+
+    def __init__(
+        self,
+        uri: str,
+        token: str = "",
+        index_type: str = "HNSW",
+        *,
+        keepalive_s: float = 300.0,
+        connect_timeout_s: float = 30.0,
+    ) -> None:
+        if "://" not in uri:
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+        self._client = connect(uri, token, grpc_options(keepalive_s), connect_timeout_s)
         self._index_type = index_type
         self._lock = threading.RLock()
         self._metrics: dict[str, Metric] = {}
@@ -152,48 +192,64 @@ class MilvusStore:
     def search(
         self, kb_id: str, vector: list[float], top_k: int, where: Filter | None = None
     ) -> list[VectorHit]:
-        """HNSW search. A filtered search that comes back short while more rows match (Milvus
-        Lite's HNSW filters during the graph walk and misses rare rows once a collection is
-        indexed) is answered exactly over the matching rows when they are few, else retried
-        with a wider beam."""
+        return self.search_many(kb_id, [vector], top_k, where)[0]
+
+    def search_many(
+        self, kb_id: str, vectors: list[list[float]], top_k: int, where: Filter | None = None
+    ) -> list[list[VectorHit]]:
+        """HNSW search of several query vectors in one Milvus call (Milvus Lite's cost per
+        call dwarfs its cost per query). A filtered search that comes back short while more
+        rows match (Milvus Lite's HNSW filters during the graph walk and misses rare rows once a
+        collection is indexed) is answered exactly over the matching rows when they are few,
+        else retried with a wider beam."""
+        if not vectors:
+            return []
         with self._lock:
             metric, dim = self._describe(kb_id)
-            if len(vector) != dim:
-                raise EmbeddingMismatch(
-                    f"query vector of dimension {len(vector)}: the collection holds {dim}"
-                )
+            for vector in vectors:
+                if len(vector) != dim:
+                    raise EmbeddingMismatch(
+                        f"query vector of dimension {len(vector)}: the collection holds {dim}"
+                    )
             ef = max(64, top_k * 2)
-            hits = self._search(kb_id, metric, vector, top_k, where, ef)
-            if where is None or len(hits) >= top_k:
-                return hits
+            results = self._search(kb_id, metric, vectors, top_k, where, ef)
+            short = [i for i, hits in enumerate(results) if len(hits) < top_k]
+            if where is None or not short:
+                return results
             # One pass over the filter (Milvus Lite evaluates it row by row): the matching rows
-            # with their vectors, up to the exact-scan limit.
+            # with their vectors, up to the exact-scan limit; shared by the batch's queries.
             rows = self._client.query(
                 collection_name(kb_id),
                 filter=render_milvus(where),
                 output_fields=[*OUTPUT_FIELDS, "vector"],
                 limit=EXACT_FALLBACK_ROWS + 1,
             )
-            if len(rows) <= len(hits):
-                return hits  # nothing else matches
+            short = [i for i in short if len(rows) > len(results[i])]  # else nothing else matches
             if len(rows) <= EXACT_FALLBACK_ROWS:
-                return self._exact(metric, vector, top_k, rows)
-            return self._search(kb_id, metric, vector, top_k, where, MAX_EF)
+                for i in short:
+                    results[i] = self._exact(metric, vectors[i], top_k, rows)
+            elif short:
+                wide = self._search(
+                    kb_id, metric, [vectors[i] for i in short], top_k, where, MAX_EF
+                )
+                for i, hits in zip(short, wide, strict=True):
+                    results[i] = hits
+            return results
 
     def _search(
         self,
         kb_id: str,
         metric: Metric,
-        vector: list[float],
+        vectors: list[list[float]],
         top_k: int,
         where: Filter | None,
         ef: int,
-    ) -> list[VectorHit]:
+    ) -> list[list[VectorHit]]:
         params = {"ef": ef} if self._index_type == "HNSW" else {}
         try:
             result = self._client.search(
                 collection_name(kb_id),
-                data=[vector],
+                data=vectors,
                 limit=top_k,
                 filter=render_milvus(where),
                 output_fields=OUTPUT_FIELDS,
@@ -201,19 +257,18 @@ class MilvusStore:
             )
         except MilvusException as exc:
             raise StoreUnavailable(f"Milvus search failed: {exc.message}") from exc
-        hits = []
-        for item in result[0]:
-            entity = item["entity"]
-            distance = float(item["distance"])
-            hits.append(
-                VectorHit(
-                    **{k: entity[k] for k in OUTPUT_FIELDS if k != "chunk_id"},
-                    chunk_id=item.get("chunk_id", entity.get("chunk_id")),
-                    score=cosine_from_distance(metric, distance),
-                    distance=distance,
-                )
-            )
-        return hits
+        return [[self._hit(metric, item) for item in found] for found in result]
+
+    @staticmethod
+    def _hit(metric: Metric, item: dict[str, Any]) -> VectorHit:
+        entity = item["entity"]
+        distance = float(item["distance"])
+        return VectorHit(
+            **{k: entity[k] for k in OUTPUT_FIELDS if k != "chunk_id"},
+            chunk_id=item.get("chunk_id", entity.get("chunk_id")),
+            score=cosine_from_distance(metric, distance),
+            distance=distance,
+        )
 
     @staticmethod
     def _exact(

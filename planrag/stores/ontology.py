@@ -31,11 +31,11 @@ from planrag.stores.graph import (
     Expansion,
     GraphQuery,
     GraphStats,
+    KeyIndex,
     Matches,
     Mention,
     Mentions,
     first_per_entity,
-    fuzzy_candidates,
 )
 from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
 
@@ -170,7 +170,7 @@ class OntologyGraphStore:
     def __init__(self, endpoint: SparqlEndpoint) -> None:
         self._endpoint = endpoint
         self._write_lock = threading.Lock()
-        self._key_cache: dict[str, tuple[float, list[str]]] = {}
+        self._key_cache: dict[str, tuple[float, KeyIndex]] = {}
 
     # ── helpers ────────────────────────────────────────────────────────────────────────
     def _select(self, template: str, kb_id: str, limit: int = 0, **values: list) -> list[Row]:
@@ -243,7 +243,8 @@ class OntologyGraphStore:
         ]
         exact = {m.query for m in found}
         fuzzy = [q.value for q in wanted if q.value not in exact and len(q.value) >= 2]
-        pairs = [(q, k) for q in fuzzy for k in fuzzy_candidates(q, self._all_keys(kb_id), limit)]
+        index = self._key_index(kb_id) if fuzzy else None
+        pairs = [(q, k) for q in fuzzy if index for k in index.fuzzy(q, limit)]
         if pairs:
             hits = {k for _, k in pairs}
             rows = self._select(MATCH_EXACT, kb_id, q=_keys(sorted(hits)))
@@ -255,13 +256,13 @@ class OntologyGraphStore:
             ]
         return Matches(matches=first_per_entity(found, limit), query=query)
 
-    def _all_keys(self, kb_id: str) -> list[str]:
+    def _key_index(self, kb_id: str) -> KeyIndex:
         cached = self._key_cache.get(kb_id)
         if cached is not None and time.monotonic() - cached[0] < KEYS_TTL_S:
             return cached[1]
-        keys = [r["key"] for r in self._select(ALL_KEYS, kb_id)]
-        self._key_cache[kb_id] = (time.monotonic(), keys)
-        return keys
+        index = KeyIndex(r["key"] for r in self._select(ALL_KEYS, kb_id))
+        self._key_cache[kb_id] = (time.monotonic(), index)
+        return index
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
         # Entities by IRI (their keys percent-encoded): a VALUES join on IRIs is 3× faster.

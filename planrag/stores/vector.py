@@ -85,6 +85,16 @@ class VectorStore(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class BatchSearchStore(VectorStore, Protocol):
+    """A vector store that answers several query vectors in one call (Milvus: one `search`
+    with `data=[v1, v2, …]`): `search_many(...)[i] == search(kb_id, vectors[i], ...)`."""
+
+    def search_many(
+        self, kb_id: str, vectors: list[list[float]], top_k: int, where: Filter | None = None
+    ) -> list[list[VectorHit]]: ...
+
+
 def cosine_from_distance(metric: Metric, distance: float) -> float:
     """Cosine similarity in [0, 1] from an engine's distance on unit-normalised vectors.
 

@@ -4,13 +4,20 @@ fixture differs (haystack's document-store testing pattern)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from planrag.core.errors import EmbeddingMismatch
 from planrag.core.filters import And, Contains, Eq, In, Or, Range
-from planrag.stores.vector import TitleRecord, VectorRecord, VectorStore, title_weighted_search
+from planrag.stores.vector import (
+    TitleRecord,
+    VectorHit,
+    VectorRecord,
+    VectorStore,
+    title_weighted_search,
+)
 
 DIM = 16
 LARGE = 3000
@@ -34,6 +41,17 @@ def records(vectors: np.ndarray) -> list[VectorRecord]:
             vector=v.tolist(),
         )
         for i, v in enumerate(vectors)
+    ]
+
+
+def assert_same_hits(got: list[VectorHit], expected: list[VectorHit]) -> None:
+    """The same chunks in the same order with the same scores, up to float32 rounding (an
+    engine computing several queries at once may round differently than for one)."""
+    assert [h.chunk_id for h in got] == [h.chunk_id for h in expected]
+    assert [h.score for h in got] == pytest.approx([h.score for h in expected], abs=1e-5)
+    strip = {"score", "distance"}
+    assert [h.model_dump(exclude=strip) for h in got] == [
+        h.model_dump(exclude=strip) for h in expected
     ]
 
 
@@ -96,6 +114,23 @@ class VectorStoreConformance:
         hits = store.search("kb-L2", vectors[0].tolist(), 5, where)
         assert len(hits) == 5
         assert {h.author for h in hits} == {"o'brien"}
+
+    def test_concurrent_searches_match_sequential_ones(self, filled) -> None:
+        """Searches from many threads at once (as concurrent requests make them) each get the
+        hits they would get alone, filters included."""
+        store, vectors = filled
+        where = Eq(field="domain", value="news")
+        jobs = [
+            (f"kb-{metric}", vectors[i].tolist(), w)
+            for metric in ("COSINE", "L2")
+            for i in range(6)
+            for w in (None, where)
+        ]
+        expected = [store.search(kb, query, 5, w) for kb, query, w in jobs]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            found = list(pool.map(lambda job: store.search(job[0], job[1], 5, job[2]), jobs))
+        for got, alone in zip(found, expected, strict=True):
+            assert_same_hits(got, alone)
 
     def test_injection_attempts_are_plain_values(self, filled) -> None:
         store, _ = filled

@@ -4,86 +4,20 @@ user B's passages in any event; document mode refuses another user's document wi
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
 
-from planrag.app.main import create_app
-from planrag.core.settings import AuthSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
-from tests.app.sse import events
-
-NOW = "2025-11-21T10:00:00+09:00"
-ALICE_TEXT = "연차 휴가 규정: 알파카 팀의 연차 휴가는 20일이다."
-BOB_TEXT = "연차 휴가 규정: 비버 팀의 연차 휴가는 10일이다."
-QUESTION = "연차 휴가 규정 알려줘"
-
-
-def sse(response: httpx.Response) -> list[tuple[str, Any]]:
-    assert response.status_code == 200, response.text
-    return list(events(response))
-
-
-def upload(
-    client: TestClient, kb_id: str, name: str, text: str, headers: dict, **form: str
-) -> httpx.Response:
-    files = {"files": (name, text.encode(), "text/markdown")}
-    return client.post(
-        f"/api/knowledge-bases/{kb_id}/documents", files=files, data=form, headers=headers
-    )
-
-
-def wait(client: TestClient, kb_id: str, headers: dict) -> None:
-    deadline = time.monotonic() + 120
-    path = f"/api/knowledge-bases/{kb_id}/documents"
-    while any(d["status"] != "completed" for d in client.get(path, headers=headers).json()):
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-
-
-def _setup(tmp: Path, embedders: EmbedderRegistry, auth: bool) -> Iterator[dict[str, Any]]:
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=tmp,
-        auth=AuthSettings(enabled=auth, secret_key="x" * 40 if auth else "change-me"),
-    )
-    if not auth:
-        settings = Settings(_env_file=None, data_dir=tmp)  # type: ignore[call-arg]
-    with TestClient(create_app(settings, embedders)) as client:
-        heads: dict[str, dict[str, str]] = {"admin": {}, "alice": {}, "bob": {}}
-        users = {"alice": "alice", "bob": "bob"}
-        if auth:
-            runtime = client.app.state.runtime  # type: ignore[attr-defined]
-            for name in heads:
-                key, record = runtime.auth.create_key(name, admin=name == "admin")
-                heads[name] = {"X-API-Key": key}
-                users[name] = f"key:{record.id}"
-        admin = heads["admin"]
-        kb = client.post(
-            "/api/knowledge-bases", json={"name": "team", "per_user": True}, headers=admin
-        ).json()
-        assert kb["per_user"] is True
-        docs = {}
-        for who, text in (("alice", ALICE_TEXT), ("bob", BOB_TEXT)):
-            # auth off: the form's user_id; auth on: the caller, no field needed
-            form = {} if auth else {"user_id": who}
-            made = upload(client, kb["id"], f"{who}.md", text, heads[who], **form)
-            assert made.status_code == 202, made.text
-            docs[who] = made.json()[0]
-            assert docs[who]["metadata"]["user_id"] == users[who]
-        wait(client, kb["id"], admin)
-        yield {"client": client, "kb": kb, "docs": docs, "heads": heads, "users": users}
+from tests.app.owners import NOW, QUESTION, sse, team_app, upload, wait
 
 
 @pytest.fixture(scope="module", params=["auth-off", "auth-on"])
 def team(request, tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
     auth = request.param == "auth-on"
-    yield from _setup(tmp_path_factory.mktemp(request.param), embedders, auth)
+    yield from team_app(tmp_path_factory.mktemp(request.param), embedders, auth)
 
 
 def ask(team: dict[str, Any], who: str, **body: Any) -> httpx.Response:
@@ -224,3 +158,35 @@ def test_retrieve_on_a_per_user_kb_returns_only_the_callers_documents(team) -> N
     else:  # auth off: /retrieve names no user, so nothing of a per-user KB
         assert got.json() == []
     assert "비버" not in got.text
+
+
+def test_planning_sees_only_the_users_documents(team) -> None:  # type: ignore[no-untyped-def]
+    """Facets (authors, dates) and the relax check's count are the asker's documents only: the
+    plan never takes another user's author as a filter, and a period only another user's
+    documents cover is relaxed rather than searched empty."""
+    client, heads, admin = team["client"], team["heads"], team["heads"]["admin"]
+    kb = client.post(
+        "/api/knowledge-bases", json={"name": "dated", "per_user": True}, headers=admin
+    ).json()
+    for who, text, author, date in (
+        ("alice", "출장 규정: 알파카 팀은 기차로 간다.", "김철수", "2025-01-10"),
+        ("bob", "출장 규정: 비버 팀은 비행기로 간다.", "이영희", "2024-03-05"),
+    ):
+        form = {"author": author, "date": date} | ({} if heads[who] else {"user_id": who})
+        made = upload(client, kb["id"], f"{who}-trip.md", text, heads[who], **form)
+        assert made.status_code == 202, made.text
+    wait(client, kb["id"], admin)
+
+    def plan_of(question: str) -> tuple[dict[str, Any], str]:
+        response = ask(team, "alice", question=question, knowledge_bases=["dated"])
+        return next(d for n, d in sse(response) if n == "search_plan"), response.text
+
+    envelope, _ = plan_of("이영희가 쓴 출장 규정")
+    assert envelope["plan"]["filters"]["authors"] == []  # bob's author is not in alice's catalog
+    envelope, _ = plan_of("김철수가 쓴 출장 규정")
+    assert envelope["plan"]["filters"]["authors"] == ["김철수"]
+    envelope, text = plan_of("2024년 3월 출장 규정")
+    relaxed = envelope["relaxed"]
+    assert relaxed is not None, envelope  # bob's March 2024 document does not count for alice
+    assert [s["documents"] for s in relaxed["steps"]] == [1]  # alice's one document
+    assert "알파카" in text and "비버" not in text

@@ -81,3 +81,15 @@ def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
         assert "PLANRAG_MILVUS__URI" in out.stdout
     finally:
         store.close()
+
+
+def test_an_unreachable_server_fails_clearly_after_the_deadline() -> None:
+    import socket
+
+    from planrag.core.errors import StoreUnavailable
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(StoreUnavailable, match="PLANRAG_MILVUS__URI|cannot open Milvus"):
+        MilvusStore(f"http://127.0.0.1:{port}", connect_timeout_s=1.0)

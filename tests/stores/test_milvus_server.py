@@ -43,3 +43,20 @@ class TestMilvusServerStore(VectorStoreConformance):
         yield reconnect
         for store in reopened:
             store.close()
+
+
+def test_our_keepalive_options_reach_the_connection(milvus_server: str) -> None:  # noqa: F811
+    """pymilvus pings every 10 s even when idle, and Milvus Lite's server answers with GOAWAY
+    too_many_pings: the store's channel carries our keepalive options instead — even when
+    another client (made with pymilvus's defaults) is already connected to the same address."""
+    plain = MilvusClient(uri=milvus_server)
+    store = MilvusStore(milvus_server, keepalive_s=120)
+    try:
+        options = store._client._handler._grpc_options
+        assert options["grpc.keepalive_time_ms"] == 120_000
+        assert options["grpc.keepalive_permit_without_calls"] == 0
+        assert store._client._handler is not plain._handler  # its own connection
+        assert not store.has_collection("nothing-here")  # and it works
+    finally:
+        store.close()
+        plain.close()

@@ -14,7 +14,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, AskDep, ConversationsDep, SettingsDep
 from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.access import KnowledgeBaseAccess
@@ -62,16 +62,21 @@ ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["ne
     openapi_extra={"requestBody": {"content": {"application/json": {"example": ASK_EXAMPLE}}}},
 )
 async def ask(
-    body: ConversationRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
+    body: ConversationRequest,
+    asking: AskDep,
+    conversations: ConversationsDep,
+    settings: SettingsDep,
+    access: AccessDep,
+    principal: PrincipalDep,
 ) -> EventSourceResponse:
     await run_in_threadpool(_names, body, access)
     for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     # Whose documents per-user KBs search: the principal with auth on, else the body's user_id.
-    user = acting_user(runtime.settings.auth.enabled, principal.id, body.user_id)
+    user = acting_user(settings.auth.enabled, principal.id, body.user_id)
     body = body.model_copy(update={"user_id": user})
     # A follow-up becomes a standalone question (with the previous turn's KBs and document).
-    prepared = await run_in_threadpool(runtime.conversations.prepare, body, principal.id)
+    prepared = await run_in_threadpool(conversations.prepare, body, principal.id)
     request = prepared.request
     readable = await run_in_threadpool(access.readable)
     allowed = {kb.name for kb in readable}
@@ -80,9 +85,9 @@ async def ask(
         kept = [name for name in request.knowledge_bases if name in allowed]
         request = request.model_copy(update={"knowledge_bases": kept or None})
     # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
-    scope = await run_in_threadpool(runtime.ask.scope, request, readable, request.doc_id)
-    events = runtime.conversations.record(
-        runtime.ask.ask(request, scope, readable, principal.name, prepared.followup), prepared
+    scope = await run_in_threadpool(asking.scope, request, readable, request.doc_id)
+    events = conversations.record(
+        asking.ask(request, scope, readable, principal.name, prepared.followup), prepared
     )
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
@@ -92,7 +97,7 @@ async def ask(
             )
 
     return EventSourceResponse(
-        stream(), ping=runtime.settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
+        stream(), ping=settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
     )
 
 
@@ -114,33 +119,33 @@ async def ask(
         }
     },
 )
-async def plan(request: PlanRequest, runtime: RuntimeDep, access: AccessDep) -> PlanEnvelope:
+async def plan(request: PlanRequest, asking: AskDep, access: AccessDep) -> PlanEnvelope:
     await run_in_threadpool(_names, request, access)
     for name in request.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
-    return await run_in_threadpool(runtime.ask.plan, request, readable)
+    return await run_in_threadpool(asking.plan, request, readable)
 
 
 @router.get("/traces", response_model=list[TraceSummary], summary="Stored asks, newest first")
 async def list_traces(
-    runtime: RuntimeDep,
+    asking: AskDep,
     access: AccessDep,
     limit: int = Query(default=50, ge=1, le=500, examples=[20]),
     offset: int = Query(default=0, ge=0, examples=[0]),
 ) -> list[TraceSummary]:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
-    return await run_in_threadpool(runtime.ask.traces.list, limit, offset, readable)
+    return await run_in_threadpool(asking.traces.list, limit, offset, readable)
 
 
 @router.get("/traces/{trace_id}", response_model=Trace, summary="One ask's full trace")
 async def get_trace(
     trace_id: Annotated[str, Path(examples=["6f1c2a9e-0c1d-4b8e-9f3a-2d5e7c1b4a60"])],
-    runtime: RuntimeDep,
+    asking: AskDep,
     access: AccessDep,
 ) -> Trace:
     readable = [kb.name for kb in await run_in_threadpool(access.readable)]
-    return await run_in_threadpool(runtime.ask.traces.get, trace_id, readable)
+    return await run_in_threadpool(asking.traces.get, trace_id, readable)
 
 
 class ConversationSummary(BaseModel):
@@ -155,9 +160,11 @@ class ConversationSummary(BaseModel):
     summary="The caller's conversations, most recent first",
 )
 async def list_conversations(
-    runtime: RuntimeDep, principal: PrincipalDep, limit: int = Query(default=50, ge=1, le=500)
+    conversations: ConversationsDep,
+    principal: PrincipalDep,
+    limit: int = Query(default=50, ge=1, le=500),
 ) -> list[ConversationSummary]:
-    rows = await run_in_threadpool(runtime.conversations.store.list, principal.id, limit)
+    rows = await run_in_threadpool(conversations.store.list, principal.id, limit)
     return [ConversationSummary(id=i, updated_at=u, turns=n) for i, u, n in rows]
 
 
@@ -168,11 +175,9 @@ async def list_conversations(
     responses={404: {"description": "no such conversation of the caller"}},
 )
 async def get_conversation(
-    conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
+    conversation_id: str, conversations: ConversationsDep, principal: PrincipalDep
 ) -> list[Turn]:
-    turns = await run_in_threadpool(
-        runtime.conversations.store.turns, conversation_id, principal.id
-    )
+    turns = await run_in_threadpool(conversations.store.turns, conversation_id, principal.id)
     if turns is None:
         raise ConversationNotFound(f"conversation '{conversation_id}' not found")
     return [Turn.model_validate(t) for t in turns]
@@ -185,7 +190,7 @@ async def get_conversation(
     responses={404: {"description": "no such conversation of the caller"}},
 )
 async def delete_conversation(
-    conversation_id: str, runtime: RuntimeDep, principal: PrincipalDep
+    conversation_id: str, conversations: ConversationsDep, principal: PrincipalDep
 ) -> Response:
-    await run_in_threadpool(runtime.conversations.store.delete, conversation_id, principal.id)
+    await run_in_threadpool(conversations.store.delete, conversation_id, principal.id)
     return Response(status_code=204)

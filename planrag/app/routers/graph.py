@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from planrag.app.dependencies import RuntimeDep
+from planrag.app.dependencies import GraphExplorerDep
 from planrag.services.graph_view import EntitySources, GraphNeighbourhood
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/graph", tags=["knowledge-bases"])
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api/knowledge-bases/{kb_id}/graph", tags=["knowledge
 @router.get("", response_model=GraphNeighbourhood)
 def graph_neighbourhood(
     kb_id: str,
-    runtime: RuntimeDep,
+    graph: GraphExplorerDep,
     entity: Annotated[str | None, Query(max_length=500)] = None,
     hops: Annotated[int, Query(ge=1, le=3)] = 1,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
@@ -24,15 +24,15 @@ def graph_neighbourhood(
     """The neighbourhood of an entity (matched by its normalised name, else fuzzily) within
     `hops`, at most `limit` nodes; without `entity`, the most connected entities. 400 for a
     knowledge base without a graph."""
-    return runtime.graph_explorer.neighbourhood(kb_id, entity, hops, limit)
+    return graph.neighbourhood(kb_id, entity, hops, limit)
 
 
 @router.get("/entities/{entity_id}/sources", response_model=EntitySources)
 def entity_sources(
     kb_id: str,
     entity_id: str,
-    runtime: RuntimeDep,
+    graph: GraphExplorerDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> EntitySources:
     """The chunks that mention an entity (its id from a graph response), with their document."""
-    return runtime.graph_explorer.sources(kb_id, entity_id, limit)
+    return graph.sources(kb_id, entity_id, limit)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
-from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, DocumentsDep, KnowledgeBasesDep, ReindexDep
 from planrag.core.types import ReindexStatus
 from planrag.services.knowledge_bases import (
     KnowledgeBaseCreate,
@@ -18,30 +18,33 @@ router = APIRouter(prefix="/api/knowledge-bases", tags=["knowledge-bases"])
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=KnowledgeBaseView)
 def create_knowledge_base(
-    body: KnowledgeBaseCreate, runtime: RuntimeDep, access: AccessDep
+    body: KnowledgeBaseCreate, knowledge_bases: KnowledgeBasesDep, access: AccessDep
 ) -> KnowledgeBaseView:
     """Create a knowledge base. 409 when the name is taken; 403 for a name outside a scoped
     caller's knowledge bases."""
     access.check(body.name)
-    return runtime.knowledge_bases.create(body)
+    return knowledge_bases.create(body)
 
 
 @router.get("", response_model=list[KnowledgeBaseView])
-def list_knowledge_bases(runtime: RuntimeDep, access: AccessDep) -> list[KnowledgeBaseView]:
+def list_knowledge_bases(
+    knowledge_bases: KnowledgeBasesDep, access: AccessDep
+) -> list[KnowledgeBaseView]:
     """Every knowledge base the caller may read, with its document count, size and last update."""
-    return [kb for kb in runtime.knowledge_bases.list() if access.allowed(kb.name)]
+    return [kb for kb in knowledge_bases.list() if access.allowed(kb.name)]
 
 
 @router.get("/{kb_id}", response_model=KnowledgeBaseView)
-def get_knowledge_base(kb_id: str, runtime: RuntimeDep) -> KnowledgeBaseView:
-    return runtime.knowledge_bases.get(kb_id)
+def get_knowledge_base(kb_id: str, knowledge_bases: KnowledgeBasesDep) -> KnowledgeBaseView:
+    return knowledge_bases.get(kb_id)
 
 
 @router.patch("/{kb_id}", response_model=KnowledgeBaseView)
 def update_knowledge_base(
     kb_id: str,
     body: KnowledgeBaseUpdate,
-    runtime: RuntimeDep,
+    knowledge_bases: KnowledgeBasesDep,
+    documents: DocumentsDep,
     access: AccessDep,
     response: Response,
 ) -> KnowledgeBaseView:
@@ -51,10 +54,10 @@ def update_knowledge_base(
     many."""
     if body.name is not None:
         access.check(body.name)  # a scoped caller cannot rename a KB out of its scope
-    before = runtime.knowledge_bases.get(kb_id)
-    kb = runtime.knowledge_bases.update(kb_id, body)
+    before = knowledge_bases.get(kb_id)
+    kb = knowledge_bases.update(kb_id, body)
     if kb.chunking != before.chunking:
-        queued = runtime.ingestion.reindex_documents(kb.id)
+        queued = documents.rechunk(kb.id)
         if queued:
             response.headers["X-Planrag-Notice"] = (
                 f"re-chunking {queued} document(s) in the background"
@@ -63,27 +66,24 @@ def update_knowledge_base(
 
 
 @router.delete("/{kb_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_knowledge_base(kb_id: str, runtime: RuntimeDep) -> None:
+def delete_knowledge_base(kb_id: str, knowledge_bases: KnowledgeBasesDep) -> None:
     """Delete the knowledge base with its documents, chunks, vectors and files."""
-    runtime.knowledge_bases.delete(kb_id)
+    knowledge_bases.delete(kb_id)
 
 
 @router.post("/{kb_id}/reindex", status_code=status.HTTP_202_ACCEPTED, response_model=ReindexStatus)
 def reindex_knowledge_base(
-    kb_id: str, runtime: RuntimeDep, body: ReindexRequest | None = None
+    kb_id: str, reindex: ReindexDep, body: ReindexRequest | None = None
 ) -> ReindexStatus:
     """Re-embed every chunk with another model (default: the configured one) in the background.
     The old vectors serve until the new ones are complete, then the KB switches at once. 409
     while one runs; 503 when the model cannot be loaded; 400 for a model off
     PLANRAG_EMBEDDING__ALLOWED_MODELS (decided on the name: nothing is probed or downloaded).
     Follow it with GET."""
-    model = body.embedding_model if body else None
-    if model:  # a caller's choice: only from the allow-list (the CLI's operator may choose any)
-        model = runtime.embedders.check_allowed(model)
-    return runtime.reindex.start(kb_id, model)
+    return reindex.request(kb_id, body.embedding_model if body else None)
 
 
 @router.get("/{kb_id}/reindex", response_model=ReindexStatus)
-def reindex_status(kb_id: str, runtime: RuntimeDep) -> ReindexStatus:
+def reindex_status(kb_id: str, reindex: ReindexDep) -> ReindexStatus:
     """The last reindex: running (done/total chunks), completed or failed (with the reason)."""
-    return runtime.reindex.status(kb_id)
+    return reindex.status(kb_id)

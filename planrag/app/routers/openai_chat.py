@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, AskDep, ConversationsDep, SettingsDep
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound
 from planrag.services.ask_events import AskEvent, event_data
 from planrag.services.conversations import ChatMessage, ConversationRequest
@@ -66,7 +66,12 @@ async def models(access: AccessDep) -> ModelList:
     responses={404: {"description": "the model names no knowledge base the caller may read"}},
 )
 async def chat_completions(
-    body: ChatCompletionRequest, runtime: RuntimeDep, access: AccessDep, principal: PrincipalDep
+    body: ChatCompletionRequest,
+    asking: AskDep,
+    conversations: ConversationsDep,
+    settings: SettingsDep,
+    access: AccessDep,
+    principal: PrincipalDep,
 ) -> Any:
     question, history = _split(body.messages)
     knowledge_bases = None
@@ -77,17 +82,17 @@ async def chat_completions(
         knowledge_bases = [kb.name]
     # OpenAI's `user` names the end user: spec 002's user_id (per-user KBs; with auth on, the
     # principal, and naming anyone else is a 403).
-    user = acting_user(runtime.settings.auth.enabled, principal.id, body.user)
+    user = acting_user(settings.auth.enabled, principal.id, body.user)
     request = ConversationRequest(
         question=question, knowledge_bases=knowledge_bases, messages=history, user_id=user
     )
-    prepared = await run_in_threadpool(runtime.conversations.prepare, request, principal.id)
+    prepared = await run_in_threadpool(conversations.prepare, request, principal.id)
     readable = await run_in_threadpool(access.readable)
     scope = await run_in_threadpool(
-        runtime.ask.scope, prepared.request, readable, prepared.request.doc_id
+        asking.scope, prepared.request, readable, prepared.request.doc_id
     )
-    events = runtime.conversations.record(
-        runtime.ask.ask(prepared.request, scope, readable, principal.name, prepared.followup),
+    events = conversations.record(
+        asking.ask(prepared.request, scope, readable, principal.name, prepared.followup),
         prepared,
     )
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"

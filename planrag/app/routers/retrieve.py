@@ -6,11 +6,9 @@ from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import RetrievalDep, RuntimeDep
-from planrag.core.filters import RetrieveFilters
+from planrag.app.dependencies import RetrievalDep, SettingsDep
 from planrag.core.types import Hit
-from planrag.services.ownership import OwnershipResolver, acting_user
-from planrag.services.plan_execution import restricted_ids
+from planrag.services.ownership import acting_user
 from planrag.services.retrieval import RetrieveRequest
 
 router = APIRouter(prefix="/api/knowledge-bases/{kb_id}", tags=["retrieval"])
@@ -38,24 +36,15 @@ async def retrieve(
     kb_id: str,
     body: RetrieveRequest,
     retrieval: RetrievalDep,
-    runtime: RuntimeDep,
+    settings: SettingsDep,
     principal: PrincipalDep,
     response: Response,
 ) -> list[Hit]:
     """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric. On a
     per-user knowledge base, only the caller's documents (with auth on; none with auth off)."""
-    kb = await run_in_threadpool(runtime.metadata.get_kb, kb_id)
-    if kb.per_user:
-        user = acting_user(runtime.settings.auth.enabled, principal.id, None)
-        owners = OwnershipResolver(runtime.metadata.engine)
-        allowed = (await run_in_threadpool(owners.restriction, [kb], user))[kb.id]
-        filters = body.filters or RetrieveFilters()
-        ids = restricted_ids(filters.doc_ids or [], allowed)
-        if not ids:
-            return []
-        body = body.model_copy(update={"filters": filters.model_copy(update={"doc_ids": ids})})
+    user = acting_user(settings.auth.enabled, principal.id, None)
     notes: list[str] = []
-    hits = await run_in_threadpool(retrieval.retrieve, kb_id, body, notes)
+    hits = await run_in_threadpool(retrieval.retrieve_as, kb_id, body, user, notes)
     if notes:  # header values are Latin-1: anything else is escaped
         text = "; ".join(notes)
         response.headers[NOTICE_HEADER] = text.encode("ascii", "backslashreplace").decode()

@@ -13,13 +13,12 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import AccessDep, RuntimeDep
+from planrag.app.dependencies import RuntimeDep, UserAccessDep
 from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
 from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound
 from planrag.services.ask import LLMChoice
 from planrag.services.conversations import ChatMessage, ConversationRequest
-from planrag.services.ownership import acting_user
 from planrag.services.prompting import (
     ChatResult,
     ChatSource,
@@ -111,7 +110,7 @@ def summarize(
             }
         ),
     ],
-    access: AccessDep,
+    access: UserAccessDep,
     runtime: RuntimeDep,
 ) -> SummarizeResult:
     """Search the domain's knowledge base (every readable one without `domain`) with the filters
@@ -169,7 +168,7 @@ def chat(
         ),
     ],
     runtime: RuntimeDep,
-    access: AccessDep,
+    access: UserAccessDep,
     principal: PrincipalDep,
 ) -> ChatResult:
     """A chat answer. With `knowledge_bases` (or the server's PLANRAG_ASK__CHAT_KNOWLEDGE_BASES)
@@ -188,7 +187,7 @@ def chat(
         knowledge_bases=list(grounded),
         llm=LLMChoice(model=body.model) if body.model else None,
         history=body.history,
-        user_id=acting_user(runtime.settings.auth.enabled, principal.id, None),
+        user_id=access.user,
     )
     prepared = runtime.conversations.prepare(request, principal.name)
     outcome = runtime.ask.run(prepared.request, access.readable(), principal.name)

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 
-from planrag.app.dependencies import AccessDep, DialectsDep
+from planrag.app.dependencies import AccessDep, DialectsDep, UserAccessDep
 from planrag.app.dialect_errors import (
     describe,
     dialect_route,
@@ -158,7 +158,7 @@ def applied_filters(**given: Any) -> dict[str, Any]:
 )
 @maps_errors(search_errors)
 def search(
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     query_text: Annotated[Text, Query(min_length=1, max_length=2000, examples=["메타버스"])],
     top_k: Annotated[int, Query(ge=1, le=50, description="검색 결과 개수")] = 5,
@@ -174,14 +174,18 @@ def search(
         str | None, Query(description="JSON 객체", examples=['{"user": "admin"}'])
     ] = None,
 ) -> SearchResponse:
-    """Passages best first (hybrid retrieval: Kiwi BM25 + dense), `score` in [0, 1]."""
+    """Passages best first (hybrid retrieval: Kiwi BM25 + dense), `score` in [0, 1]. Of a
+    per-user knowledge base only the user's documents: the principal's with auth on; with auth
+    off the `user_id` extension's, else the `tags_filter`'s `user` (the spec's user field)."""
     info = _json_object(info_filter, "info_filter")
     tags = _json_object(tags_filter, "tags_filter")
+    if access.user is None and not access.caller.auth_enabled and tags and tags.get("user"):
+        access = access.as_user(str(tags["user"]))
     filters = DocumentFilters(
         author=author, start_date=start_date, end_date=end_date, title=title, info=info, tags=tags
     )
     search = dialects.search
-    hits = search.search(search.knowledge_bases(access, domain), query_text, top_k, filters)
+    hits = search.search(access, search.knowledge_bases(access, domain), query_text, top_k, filters)
     echoed = applied_filters(
         domain=domain,
         author=author,
@@ -228,7 +232,7 @@ async def delete_errors(request: Request, exc: Exception) -> Response:
 )
 @maps_errors(delete_errors)
 def delete(
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     date: Annotated[Text, AfterValidator(check_yyyymmdd), Query(examples=["20240315"])],
     title: Annotated[Text, Query(examples=["메타버스 뉴스"])],
@@ -276,7 +280,7 @@ async def document_errors(_request: Request, exc: Exception) -> Response:
 )
 @maps_errors(document_errors)
 def document(
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     doc_id: Annotated[Text, Query(examples=["20240315-메타버스-뉴스"])],
     passage_id: Annotated[str | None, Query(description="패시지 ID (1부터)")] = None,

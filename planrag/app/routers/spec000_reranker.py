@@ -14,7 +14,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 
-from planrag.app.dependencies import AccessDep, DialectsDep
+from planrag.app.dependencies import DialectsDep, UserAccessDep
 from planrag.app.dialect_errors import (
     ErrorMapper,
     body_is_empty,
@@ -94,7 +94,7 @@ async def enhanced_errors(_request: Request, exc: Exception) -> Response:
 )
 @maps_errors(enhanced_errors)
 def enhanced_search(
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     query_text: Annotated[Text, Query(min_length=1, max_length=2000, examples=["메타버스"])],
     top_k: Annotated[int, Query(ge=1, le=50, description="최종 반환할 결과 개수")] = 5,
@@ -110,7 +110,7 @@ def enhanced_search(
     filters = DocumentFilters(author=author, start_date=start_date, end_date=end_date, title=title)
     search = dialects.search
     kbs = search.knowledge_bases(access, domain)
-    hits = search.enhanced(kbs, query_text, top_k, raw_results, filters)
+    hits = search.enhanced(access, kbs, query_text, top_k, raw_results, filters)
     echoed = applied_filters(
         domain=domain, author=author, title=title, start_date=start_date, end_date=end_date
     )

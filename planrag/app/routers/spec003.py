@@ -16,7 +16,7 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import AccessDep, DialectsDep
+from planrag.app.dependencies import DialectsDep, UserAccessDep
 from planrag.core.types import KnowledgeBase
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.document_search import DocumentHit
@@ -149,12 +149,15 @@ def _knowledge_bases(access: KnowledgeBaseAccess, names: list[str] | None) -> li
 
 
 @router.post("/rag/retrieve", response_model=RetrieveResponse, summary="RAG retrieval")
-def rag_retrieve(body: RetrieveBody, access: AccessDep, dialects: DialectsDep) -> RetrieveResponse:
+def rag_retrieve(
+    body: RetrieveBody, access: UserAccessDep, dialects: DialectsDep
+) -> RetrieveResponse:
     """`naive`: dense search, hits at or above `grade`. `default` (advanced): the same
     candidates, then the optional rerank keeping `rerank.topK` at or above `rerank.score`; a
     missing or failing reranker leaves the candidates unreranked (`pipeline.rerankError`)."""
     rerank = body.rerank or RerankConfig()
     result = dialects.pipeline.retrieve(
+        access,
         _knowledge_bases(access, body.knowledgeBases),
         body.query,
         body.grade,
@@ -248,12 +251,16 @@ class SimilarityResponse(BaseModel):
     },
 )
 def similarity_search(
-    body: SimilarityBody, access: AccessDep, dialects: DialectsDep
+    body: SimilarityBody, access: UserAccessDep, dialects: DialectsDep
 ) -> SimilarityResponse:
     """Chunks nearest to a raw query embedding (cosine, `score` in [0, 1]) in every knowledge
     base of that dimension."""
     hits = dialects.pipeline.similar(
-        _knowledge_bases(access, body.knowledgeBases), body.queryEmbedding, body.topK, body.docIds
+        access,
+        _knowledge_bases(access, body.knowledgeBases),
+        body.queryEmbedding,
+        body.topK,
+        body.docIds,
     )
     return SimilarityResponse(results=[ChunkResult.of(h) for h in hits], totalResults=len(hits))
 

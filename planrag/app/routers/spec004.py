@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep
+from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep, UserAccessDep
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
@@ -214,13 +214,15 @@ class RetrieveEnvelope(BaseModel):
 def _background(
     body: RetrieveBody, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
 ) -> BackgroundResult:
-    request = AskRequest(question=body.query, knowledge_bases=[kb.name for kb in kbs])
+    request = AskRequest(
+        question=body.query, knowledge_bases=[kb.name for kb in kbs], user_id=access.user
+    )
     outcome = runtime.ask.run(request, access.readable())
     if outcome.error:
         raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
-    entities, relationships = _graph_of(body.query, graphs, runtime)
+    entities, relationships = _graph_of(body.query, graphs, runtime, access)
     return BackgroundResult(
         background=outcome.answer,
         entities=entities,
@@ -238,13 +240,15 @@ def _background(
 
 
 def _graph_of(
-    question: str, kbs: list[KnowledgeBase], runtime: Runtime
+    question: str, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Spec 004's entities and relationships: what the question reaches in the KBs' graphs."""
     entities: dict[str, dict[str, Any]] = {}
     relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
     for kb in kbs:
-        found, edges = runtime.graph_explorer.about(kb, question, runtime.settings.graph.hops)
+        found, edges = runtime.graph_explorer.about(
+            kb, question, runtime.settings.graph.hops, documents=access.owned(kb)
+        )
         for entity in found:
             entities.setdefault(
                 entity.key,
@@ -289,7 +293,7 @@ def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[Knowl
 def retrieve(
     request: Request,
     body: RetrieveBody,
-    access: AccessDep,
+    access: UserAccessDep,
     dialects: DialectsDep,
     runtime: RuntimeDep,
 ) -> RetrieveEnvelope:
@@ -305,7 +309,7 @@ def retrieve(
         return RetrieveEnvelope(
             result=_background(body, kbs, runtime, access), execution_time=elapsed(request)
         )
-    hits = dialects.search.search(kbs, body.query, body.max_results)
+    hits = dialects.search.search(access, kbs, body.query, body.max_results)
     chunks = [
         LocalChunk(
             id=h.chunk_id,

@@ -7,22 +7,29 @@ from pydantic import BaseModel, ConfigDict
 
 from planrag import __version__
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import DialectsDep, RuntimeDep
+from planrag.app.dependencies import (
+    DocumentsDep,
+    EmbeddersDep,
+    HealthDep,
+    KnowledgeBasesDep,
+)
 
 router = APIRouter(tags=["system"])
 
 
 @router.get("/healthz")
-def health(runtime: RuntimeDep, principal: PrincipalDep) -> dict[str, object]:
+def health(
+    embedders: EmbeddersDep, knowledge_bases: KnowledgeBasesDep, principal: PrincipalDep
+) -> dict[str, object]:
     """Liveness, and whether the default embedding model is loaded (`ready`). An admin caller
     (or anyone with authentication off) also gets the version, the number of knowledge bases
     and the embedding model; the public answer says nothing about the data."""
-    body: dict[str, object] = {"status": "ok", "ready": runtime.embedders.is_loaded()}
+    body: dict[str, object] = {"status": "ok", "ready": embedders.is_loaded()}
     if principal.admin:
         body |= {
             "version": __version__,
-            "knowledge_bases": len(runtime.metadata.list_kbs()),
-            "embedding_model": runtime.embedders.default_model,
+            "knowledge_bases": knowledge_bases.count(),
+            "embedding_model": embedders.default_model,
         }
     return body
 
@@ -57,11 +64,11 @@ class Readiness(BaseModel):
     response_model=Readiness,
     responses={503: {"model": Readiness, "description": "not ready (a required part is down)"}},
 )
-def readiness(dialects: DialectsDep, runtime: RuntimeDep, response: Response) -> Readiness:
+def readiness(health: HealthDep, documents: DocumentsDep, response: Response) -> Readiness:
     """Readiness for load balancers and orchestrators: 200 when ready, 503 otherwise."""
-    report = dialects.health.check()
+    report = health.check()
     components: dict[str, str] = {n: str(c.status) for n, c in report.components.items()}
-    components["queue"] = "down" if runtime.ingestion.closed else "up"
+    components["queue"] = "up" if documents.accepting else "down"
     ready = (
         report.status != "down"
         and components.get("embedding") == "up"
