@@ -255,6 +255,7 @@ class Runtime:
                 batch=settings.embedding.batch_size,
                 shared=settings.ingest.queue == "database",
                 recalibrate=calibrator.refresh,
+                process=helper,
             ),
         )
 
