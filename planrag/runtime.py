@@ -22,21 +22,22 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
-from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
-from planrag.services.dialects import DialectServices
-from planrag.services.document_search import DocumentSearch
+from planrag.services.dialects.collections import CollectionService
+from planrag.services.dialects.dialect_services import DialectServices
+from planrag.services.dialects.document_search import DocumentSearch
+from planrag.services.dialects.json_documents import JsonDocumentService
+from planrag.services.dialects.prompting import PromptService
+from planrag.services.dialects.rag_pipeline import RagPipeline
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
-from planrag.services.json_documents import JsonDocumentService
 from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
-from planrag.services.rag_pipeline import RagPipeline
 from planrag.services.reindex import ReindexService
-from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
@@ -254,6 +255,7 @@ class Runtime:
             pipeline=RagPipeline(search, self.retrieval, self.embedders),
             rerank=rerank,
             collections=CollectionService(self.vectors),
+            prompts=PromptService(search, self.chat, self.settings.llm),
             health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
         )
 
