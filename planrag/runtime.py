@@ -43,19 +43,15 @@ from planrag.stores.bm25 import BM25Store
 from planrag.stores.conversations import ConversationStore
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
-from planrag.stores.graph import GraphStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
-from planrag.stores.neo4j import Neo4jGraphStore
-from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.search_batching import BatchingVectorStore
-from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
 from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
@@ -111,29 +107,9 @@ def open_vector_stores(
 
 
 def open_graph_stores(settings: Settings) -> GraphStores:
-    """`ontology`: embedded pyoxigraph under the data dir, or a SPARQL endpoint by URL;
-    `neo4j`: a Bolt server by URI (no embedded default). Each opened on first use."""
-
-    def ontology() -> GraphStore:
-        sparql = settings.sparql
-        if sparql.query_url:
-            endpoint: SparqlEndpoint = RemoteSparql(
-                sparql.query_url,
-                sparql.update_url or sparql.query_url,
-                user=sparql.user,
-                password=sparql.password,
-                timeout_s=sparql.timeout_s,
-            )
-        else:
-            endpoint = EmbeddedSparql(settings.graph_dir)
-        return OntologyGraphStore(endpoint)
-
-    def neo4j() -> GraphStore:
-        cfg = settings.neo4j
-        return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
-
-    missing = {} if settings.neo4j.uri else {"neo4j": "set PLANRAG_NEO4J__URI (bolt://host:7687)"}
-    return GraphStores({"ontology": ontology, "neo4j": neo4j}, missing)
+    """Every registered graph backend (`ontology`: embedded pyoxigraph or a SPARQL endpoint;
+    `neo4j`: a Bolt server by URI; any plugin's), each opened on first use."""
+    return GraphStores.from_settings(settings)
 
 
 def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
