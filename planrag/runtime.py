@@ -12,6 +12,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from planrag.core.child_process import LowPriorityProcess
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
@@ -112,6 +113,16 @@ def open_graph_stores(settings: Settings) -> GraphStores:
     return GraphStores.from_settings(settings)
 
 
+def indexing_process(settings: Settings) -> LowPriorityProcess | None:
+    """The niced helper process that tokenises and embeds passages for indexing (started on
+    first use), or None when PLANRAG_INGEST__EMBED_PROCESS is false."""
+    if not settings.ingest.embed_process:
+        return None
+    user_dict = settings.bm25.user_dict
+    setup = [(load_user_dictionary, (Path(user_dict),))] if user_dict else []
+    return LowPriorityProcess(setup=setup)
+
+
 def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
     """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
     if not settings.db.url and settings.pg.metadata:
@@ -137,6 +148,7 @@ class Runtime:
     postgres: PostgresProvider
     reindex: ReindexService
     graphs: GraphStores
+    helper: LowPriorityProcess | None = None
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -169,6 +181,7 @@ class Runtime:
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
         locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
+        helper = indexing_process(settings)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -196,6 +209,7 @@ class Runtime:
                 graph=graph_indexer,
                 on_indexed=calibrator.refresh,
                 locks=locks,
+                process=helper,
             ),
             retrieval=RetrievalService(
                 metadata,
@@ -208,6 +222,7 @@ class Runtime:
             ),
             postgres=postgres,
             graphs=graphs,
+            helper=helper,
             reindex=ReindexService(
                 metadata,
                 vectors,
@@ -288,6 +303,8 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        if self.helper is not None:
+            self.helper.close()  # an indexing call in flight stops at once
         self.reindex.close()
         self.vectors.close()
         self.graphs.close()

@@ -77,6 +77,7 @@ class QueryContext:
         title_texts: TitleTexts | None = None,
         hidden: list[str] | None = None,
         chunk_filter: ChunkFilter | None = None,
+        documents: frozenset[str] | None = None,
     ) -> None:
         self.kb = kb
         self.text = text
@@ -87,6 +88,9 @@ class QueryContext:
         self.hidden = hidden or []
         self.title_texts = title_texts
         self.chunk_filter = chunk_filter
+        # A per-user KB: the only documents the asker may see. Passages are narrowed by the
+        # request's filters; graph search reads its graph through these (RestrictedGraph).
+        self.documents = documents
         self.fusion: FusionInfo | None = None  # what hybrid's fusion did (its executor sets it)
         self.graph: GraphMetadata | None = None  # what graph search did (GraphExecutor sets it)
         self.notes: list[str] = []  # what the caller should be told (e.g. a skipped stage)

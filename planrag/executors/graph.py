@@ -26,6 +26,7 @@ from planrag.core.types import (
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import find_mentions, normalize, question_pattern
 
 if TYPE_CHECKING:
@@ -283,6 +284,7 @@ class GraphExecutor:
             )
         candidates = self.base.run(ctx, params)
         limit = max(params.top_k, MIN_GRAPH_CHUNKS)
+        store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
         result = GraphSearch(store, store.backend).search(ctx.kb.id, ctx.text, self.hops, limit)
         ctx.graph = result.metadata
         known = {c.chunk_id for c in candidates}

@@ -11,6 +11,7 @@ from planrag.executors.graph import GraphSearch
 from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
+from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import normalize
 
 
@@ -133,13 +134,20 @@ class GraphExplorer:
         )
 
     def about(
-        self, kb: KnowledgeBase, question: str, hops: int = 2, limit: int = 20
+        self,
+        kb: KnowledgeBase,
+        question: str,
+        hops: int = 2,
+        limit: int = 20,
+        documents: frozenset[str] | None = None,
     ) -> tuple[list[Entity], list[Edge]]:
         """The entities and relations a question reaches in a KB's graph (spec 004's
-        background_search); nothing for a KB without a graph."""
+        background_search); nothing for a KB without a graph. `documents` (a per-user KB: the
+        asker's) are the only ones whose entities and relations it may name."""
         store = self._graphs.for_kb(kb.graph_backend)
         if store is None:
             return [], []
+        store = restricted(store, documents)
         result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
         return result.entities[:limit], result.edges[:limit]
 

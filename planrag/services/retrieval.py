@@ -105,10 +105,16 @@ class RetrievalService:
         self._catalog = Catalog(metadata.engine)
 
     def retrieve(
-        self, kb_id: str, request: RetrieveRequest, notes: list[str] | None = None
+        self,
+        kb_id: str,
+        request: RetrieveRequest,
+        notes: list[str] | None = None,
+        documents: frozenset[str] | None = None,
     ) -> list[Hit]:
         """Hits best first; `notes` (when given) receives what the caller should be told, e.g.
-        that 2-stage's reranking was skipped because no reranker can load."""
+        that 2-stage's reranking was skipped because no reranker can load. `documents` (a
+        per-user KB: the asker's) is what graph search may see; the request's filters must
+        already be narrowed to them (`retrieve_as` does both)."""
         kb = self._metadata.get_kb(kb_id)
         if not request.query.strip():
             raise InvalidInput("query is blank")
@@ -130,6 +136,7 @@ class RetrievalService:
             self._title_texts,
             hidden=self._catalog.unfinished_documents(kb.id),
             chunk_filter=self._chunk_filter,
+            documents=documents,
         )
         steps = self._steps(request, threshold)
         params = SearchParams(
@@ -186,20 +193,27 @@ class RetrievalService:
                 allowed.add(chunk.id)
         return allowed
 
-    def owned(
-        self, kb_id: str, request: RetrieveRequest, user_id: str | None
-    ) -> RetrieveRequest | None:
-        """The request narrowed to the user's documents on a per-user knowledge base (spec 002;
-        no user, no documents); None when that leaves nothing to search. Others: unchanged."""
+    def retrieve_as(
+        self,
+        kb_id: str,
+        request: RetrieveRequest,
+        user_id: str | None,
+        notes: list[str] | None = None,
+    ) -> list[Hit]:
+        """`retrieve` for a user: on a per-user knowledge base only their documents (spec 002;
+        no user, no documents), passages and graph entities alike. Others: unchanged."""
         kb = self._metadata.get_kb(kb_id)
         if not kb.per_user:
-            return request
+            return self.retrieve(kb_id, request, notes)
         allowed = OwnershipResolver(self._metadata.engine).restriction([kb], user_id)[kb.id]
         filters = request.filters or RetrieveFilters()
         ids = restricted_ids(filters.doc_ids or [], allowed)
         if not ids:
-            return None
-        return request.model_copy(update={"filters": filters.model_copy(update={"doc_ids": ids})})
+            return []
+        narrowed = filters.model_copy(update={"doc_ids": ids})
+        return self.retrieve(
+            kb_id, request.model_copy(update={"filters": narrowed}), notes, allowed
+        )
 
     def similar_chunks(
         self, kb_id: str, vector: list[float], top_k: int, filters: RetrieveFilters | None = None

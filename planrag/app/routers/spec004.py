@@ -222,7 +222,7 @@ def _background(
         raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
-    entities, relationships = _graph_of(body.query, graphs, runtime)
+    entities, relationships = _graph_of(body.query, graphs, runtime, access)
     return BackgroundResult(
         background=outcome.answer,
         entities=entities,
@@ -240,13 +240,15 @@ def _background(
 
 
 def _graph_of(
-    question: str, kbs: list[KnowledgeBase], runtime: Runtime
+    question: str, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Spec 004's entities and relationships: what the question reaches in the KBs' graphs."""
     entities: dict[str, dict[str, Any]] = {}
     relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
     for kb in kbs:
-        found, edges = runtime.graph_explorer.about(kb, question, runtime.settings.graph.hops)
+        found, edges = runtime.graph_explorer.about(
+            kb, question, runtime.settings.graph.hops, documents=access.owned(kb)
+        )
         for entity in found:
             entities.setdefault(
                 entity.key,
