@@ -140,6 +140,10 @@ def test_spec000_insert_sets_the_owner(team) -> None:  # type: ignore[no-untyped
     gone = {"date": "20250101", "title": "알파카 메모", "author": "alice", "domain": "notes"}
     assert call(team, "bob", "DELETE", "/rag/delete", params=gone).status_code == 200
     assert call(team, "alice", "GET", "/rag/document", params={"doc_id": public}).status_code == 200
+    if not heads["alice"]:  # auth off, no tags.user: an unowned document, re-insertable
+        unowned = {**doc, "title": "주인 없는 메모", "tags": {"date": "20250102"}}
+        for _ in range(2):
+            assert client.post("/rag/insert", json=unowned).status_code == 200
     theft = {**doc, "text": "바꿔치기", "tags": {"date": "20250101", "user": "bob"}}
     replaced = client.post("/rag/insert", json=theft, headers=heads["bob"])
     assert replaced.status_code == 403, replaced.text
