@@ -23,40 +23,37 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
-from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
-from planrag.services.dialects import DialectServices
-from planrag.services.document_search import DocumentSearch
+from planrag.services.dialects.collections import CollectionService
+from planrag.services.dialects.dialect_services import DialectServices
+from planrag.services.dialects.document_search import DocumentSearch
+from planrag.services.dialects.json_documents import JsonDocumentService
+from planrag.services.dialects.prompting import PromptService
+from planrag.services.dialects.rag_pipeline import RagPipeline
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
-from planrag.services.json_documents import JsonDocumentService
 from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
-from planrag.services.rag_pipeline import RagPipeline
 from planrag.services.reindex import ReindexService
-from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.conversations import ConversationStore
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
-from planrag.stores.graph import GraphStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
-from planrag.stores.neo4j import Neo4jGraphStore
-from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.search_batching import BatchingVectorStore
-from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
 from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
@@ -112,29 +109,9 @@ def open_vector_stores(
 
 
 def open_graph_stores(settings: Settings) -> GraphStores:
-    """`ontology`: embedded pyoxigraph under the data dir, or a SPARQL endpoint by URL;
-    `neo4j`: a Bolt server by URI (no embedded default). Each opened on first use."""
-
-    def ontology() -> GraphStore:
-        sparql = settings.sparql
-        if sparql.query_url:
-            endpoint: SparqlEndpoint = RemoteSparql(
-                sparql.query_url,
-                sparql.update_url or sparql.query_url,
-                user=sparql.user,
-                password=sparql.password,
-                timeout_s=sparql.timeout_s,
-            )
-        else:
-            endpoint = EmbeddedSparql(settings.graph_dir)
-        return OntologyGraphStore(endpoint)
-
-    def neo4j() -> GraphStore:
-        cfg = settings.neo4j
-        return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
-
-    missing = {} if settings.neo4j.uri else {"neo4j": "set PLANRAG_NEO4J__URI (bolt://host:7687)"}
-    return GraphStores({"ontology": ontology, "neo4j": neo4j}, missing)
+    """Every registered graph backend (`ontology`: embedded pyoxigraph or a SPARQL endpoint;
+    `neo4j`: a Bolt server by URI; any plugin's), each opened on first use."""
+    return GraphStores.from_settings(settings)
 
 
 def indexing_process(settings: Settings) -> LowPriorityProcess | None:
@@ -270,6 +247,7 @@ class Runtime:
             pipeline=RagPipeline(search, self.retrieval, self.embedders),
             rerank=rerank,
             collections=CollectionService(self.vectors),
+            prompts=PromptService(search, self.chat, self.settings.llm),
             health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
         )
 

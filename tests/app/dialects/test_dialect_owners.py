@@ -14,6 +14,7 @@ import pytest
 from planrag.core.settings import RerankSettings
 from planrag.llm.embedders import EmbedderRegistry
 from tests.app.owners import QUESTION, WORDS, team_app, upload, wait
+from tests.app.sse import events
 
 OTHER = {"alice": "bob", "bob": "alice"}
 
@@ -140,6 +141,10 @@ def test_spec000_insert_sets_the_owner(team) -> None:  # type: ignore[no-untyped
     gone = {"date": "20250101", "title": "알파카 메모", "author": "alice", "domain": "notes"}
     assert call(team, "bob", "DELETE", "/rag/delete", params=gone).status_code == 200
     assert call(team, "alice", "GET", "/rag/document", params={"doc_id": public}).status_code == 200
+    if not heads["alice"]:  # auth off, no tags.user: an unowned document, re-insertable
+        unowned = {**doc, "title": "주인 없는 메모", "tags": {"date": "20250102"}}
+        for _ in range(2):
+            assert client.post("/rag/insert", json=unowned).status_code == 200
     theft = {**doc, "text": "바꿔치기", "tags": {"date": "20250101", "user": "bob"}}
     replaced = client.post("/rag/insert", json=theft, headers=heads["bob"])
     assert replaced.status_code == 403, replaced.text
@@ -174,6 +179,14 @@ def test_graph_search_names_only_the_users_entities(team) -> None:  # type: igno
     )
     assert "테슬라" in {e["entity"] for e in theirs.json()["result"]["entities"]}
     assert "SpaceX" not in theirs.text and "Starship" not in theirs.text
+    ask = {"question": "일론 머스크와 관계있는 회사는?", "knowledge_bases": ["graphs"]}
+    if not heads["alice"]:
+        ask["user_id"] = "alice"
+    asked = client.post("/ai/v2/ask", json=ask, headers=heads["alice"])
+    assert asked.status_code == 200, asked.text
+    plan = next(d for n, d in events(asked) if n == "search_plan")["plan"]
+    assert plan["graph"]["enabled"], plan  # the ask path's graph search ran, restricted
+    assert "SpaceX" in asked.text and not any(w in asked.text for w in TESLA_WORDS)
     if heads["alice"]:  # /retrieve names no user: with auth on the principal is the user
         search = {"query": question["query"], "enable_graph_search": True, "top_k": 5}
         hits = client.post(
