@@ -12,8 +12,8 @@ module-level caches of the child and is reused by later calls.
 Robustness: a child that dies during a call (killed, out of memory, a crash in native code) is
 started again and the call retried once; a second death is a `ChildProcessDied` error naming the
 exit status, which fails the work as any other error would. `close()` stops the child at once
-(a call in flight raises `ShuttingDown`); a parent that dies leaves the child reading EOF, and it
-exits.
+(a call in flight raises `ShuttingDown`); when the parent dies, the child notices within a
+second (its parent changes) and exits, even in the middle of a call.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import pickle
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -75,8 +76,22 @@ def _sendable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
-def _serve(conn: Connection, nice: int, setup: Sequence[Setup]) -> None:
+def _exit_with_parent(parent: int, interval_s: float = 1.0) -> None:
+    """Exit at once when the parent (its pid given by the parent itself: it may have died
+    before this runs) is gone, even in the middle of a long call (a killed server must not
+    leave a helper computing for nobody)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _serve(conn: Connection, nice: int, setup: Sequence[Setup], parent: int) -> None:
     """The child: run calls until EOF (the parent closed or died) or a `None` request."""
+    _exit_with_parent(parent)
     if nice:
         os.nice(nice)
     try:
@@ -170,7 +185,10 @@ class LowPriorityProcess:
         self._reap()
         parent, child = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_serve, args=(child, self.nice, self._setup), name=self._name, daemon=True
+            target=_serve,
+            args=(child, self.nice, self._setup, os.getpid()),
+            name=self._name,
+            daemon=True,
         )
         process.start()
         child.close()  # only the child holds its end: its death is EOF here

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -97,3 +99,44 @@ def test_close_stops_a_call_in_flight_and_leaves_no_process(helper) -> None:
     assert gone(pid)
     with pytest.raises(ShuttingDown):
         helper.call(len, "closed")
+
+
+PARENT = """
+import sys, threading
+from planrag.core.child_process import LowPriorityProcess
+from tests.core.test_child_process import block
+helper = LowPriorityProcess(poll_s=0.02)
+threading.Thread(target=helper.call, args=(block, 120.0), daemon=True).start()
+while helper.pid is None:
+    pass
+print(helper.pid, flush=True)
+threading.Event().wait()
+"""
+
+
+def finished(pid: int) -> bool:
+    """Gone, or a zombie nobody reaps (an orphan's new parent may not wait for it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def test_a_helper_exits_when_its_parent_is_killed_mid_call() -> None:
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT], cwd=root, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert not finished(child)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while not finished(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert finished(child)
