@@ -1,6 +1,6 @@
 """Offline tuning of graph search's scoring and merge on a KB kept by `bench.graph quality
 --data-dir` (ingested once): each question's base candidates are computed once (the retrieval
-service's own, captured where graph search would merge), then every variant of graph scoring
+service's own pool, as graph search receives it), then every variant of graph scoring
 (÷ n^df_power per entity, chunks scored only through entities ≥ min_hops away) and of the merge
 is scored on them in seconds.
 
@@ -22,42 +22,34 @@ from bench.datasets import RESULTS, all_datasets
 from bench.graph import _settings, kept_mapping
 from bench.report import load_average, log
 from planrag.executors.context import Candidate, QueryContext
-from planrag.executors.graph import GraphHit, GraphSearch, merge
+from planrag.executors.graph import POOL, GraphHit, GraphSearch, merge
 from planrag.runtime import Runtime
 from planrag.services.evaluation import DEPTH, BeirDataset
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
+from planrag.stores.bundle import StoreBundle
 
 Base = list[tuple[str, str, float]]
 Merge = Callable[[Base, list[GraphHit], Callable[[list[str]], dict[str, float]]], list[str]]
 
 
 def capture(runtime: Runtime, kb_id: str, text: str) -> tuple[QueryContext, list[Candidate]]:
-    """The base strategy's candidates for one question, as graph search would receive them."""
-    seen: dict[str, object] = {}
-    graph = runtime.retrieval._graph  # noqa: SLF001 (a bench looks inside)
-    assert graph is not None
-    original = graph.augment
-
-    def spy(ctx, candidates, hops, limit, where=None):  # type: ignore[no-untyped-def]
-        seen["ctx"], seen["candidates"] = ctx, list(candidates)
-        return candidates, None
-
-    graph.augment = spy  # type: ignore[method-assign]
-    try:
-        body = RetrieveRequest.model_validate(
-            {
-                "top_k": DEPTH * 3,
-                "query": text[:MAX_QUERY_CHARS],
-                "score_threshold": 0.0,
-                "strategy": "hybrid",
-                "enable_graph_search": True,
-            }
-        )
-        runtime.retrieval.retrieve(kb_id, body)
-    finally:
-        graph.augment = original  # type: ignore[method-assign]
-    return seen["ctx"], seen["candidates"]  # type: ignore[return-value]
+    """The base strategy's candidates for one question (its pool of POOL, as graph search
+    receives them), and a context to score other chunks' cosines with."""
+    body = RetrieveRequest.model_validate(
+        {
+            "top_k": POOL,
+            "query": text[:MAX_QUERY_CHARS],
+            "score_threshold": 0.0,
+            "strategy": "hybrid",
+        }
+    )
+    hits = runtime.retrieval.retrieve(kb_id, body)
+    kb = runtime.metadata.get_kb(kb_id)
+    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+    stores = StoreBundle(vector=runtime.vectors, lexical=runtime.bm25)
+    ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, stores)
+    return ctx, [Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score) for h in hits]
 
 
 def memo(

@@ -1,12 +1,14 @@
 """Graph search (spec 001 §3.8.2): the question's entities → matched graph nodes (normalised
 key, then fuzzy) → traversal of `hops` relations → the chunks that mention what was reached,
 scored by path → merged into the base strategy's candidates with a boost (×1.5 for the best
-path, see `merge`). When the graph finds nothing, the base strategy's result stands, flagged.
+path) below the base's top few (see `merge`). When the graph finds nothing, or the question has
+neither a multi-hop pattern nor an exactly matched entity, the base result stands, flagged.
 
 Path weights: a matched entity starts at 1 (0.8 when fuzzy); each hop multiplies by 0.5 and by
 how well the relation fits the question (1 when it names a relation word of the question, 0.6
 for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
-A chunk's path score is the sum over the reached entities it mentions, scaled so the best is 1.
+A chunk's path score is the sum over the reached entities it mentions (in the graph step, only
+those at least one relation away: the bridge), scaled so the best is 1.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from planrag.core.errors import InvalidInput
 from planrag.core.types import (
     GraphAnalysis,
     GraphMatchInfo,
@@ -22,10 +26,21 @@ from planrag.core.types import (
     GraphQuery,
     GraphTriple,
 )
+from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import find_mentions, normalize, question_pattern
 
+if TYPE_CHECKING:
+    from planrag.executors.registry import Executor
+
 HOP_DECAY = 0.5
+GRAPH_BOOST = 1.5  # spec 001: graph-found chunks ×1.5 (PLANRAG_GRAPH__BOOST)
+MIN_GRAPH_CHUNKS = 20  # graph chunks fetched at least, whatever the top_k
+POOL = 30  # base candidates the graph re-ranks, at least (the pool bench.graph_tune tuned on)
+# Chunks are scored by the entities a question reaches through at least one relation: the base
+# strategy already finds the passages naming the question's own entities.
+BRIDGE_HOPS = 1
 FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
@@ -258,3 +273,84 @@ def merge(
     if floor is None:
         new.sort(key=lambda item: (-item[2], item[0]))
     return top + rest + new
+
+
+class GraphExecutor:
+    """Graph search as an executor step (spec 001's "+Graph" / "+Ontology"): the base
+    strategy's executor runs, then the knowledge base's graph — `ctx.stores.graph`, read like
+    `ctx.stores.vector` and `.lexical` — adds the chunks its paths reach, merged with `boost`.
+    What the graph did is left on `ctx.graph` (as hybrid leaves its fusion on `ctx.fusion`).
+
+    Not a strategy: the plan's `graph` flag and `/retrieve`'s `enable_graph_search` put it
+    around any strategy (`ExecutorRegistry.get(strategy, graph_hops=…)`). Chunks only the
+    graph found pass the request's filters through `ctx.chunk_filter`; when the graph finds
+    nothing (or the filters exclude all it found) the base result stands, flagged."""
+
+    def __init__(self, base: Executor, hops: int, boost: float = GRAPH_BOOST) -> None:
+        self.base = base
+        self.hops = hops
+        self.boost = boost
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        store = ctx.stores.graph
+        if store is None:
+            raise InvalidInput(
+                f"knowledge base '{ctx.kb.name}' has no graph (graph_backend 'none'): graph "
+                "search needs a knowledge base created with graph_backend 'ontology' or 'neo4j'"
+            )
+        pool = params.model_copy(update={"top_k": max(params.top_k, POOL)})
+        candidates = self.base.run(ctx, pool)
+        limit = max(params.top_k, MIN_GRAPH_CHUNKS)
+        store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
+        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS)
+        result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
+        ctx.graph = meta = result.metadata
+        known = {c.chunk_id for c in candidates}
+        fresh = [h.chunk_id for h in result.hits if h.chunk_id not in known]
+        passing = _passing(ctx, fresh, params)
+        hits = [h for h in result.hits if h.chunk_id in known or h.chunk_id in passing]
+        if hits and not (meta.analysis.multi_hop or any(m.exact for m in meta.matched_entities)):
+            # Only a fuzzy name and no relational shape: the graph would vouch for look-alikes.
+            hits, meta.fallback_reason = [], "no multi-hop pattern and no exact entity match"
+            meta.fallback = True
+        if not hits:
+            if not result.metadata.fallback:
+                result.metadata.fallback = True
+                result.metadata.fallback_reason = "the filters exclude every graph chunk"
+            return candidates
+        result.metadata.graph_chunks = len(hits)
+        keep = min(KEEP, max(1, params.top_k // 2))
+        return self._merged(ctx, candidates, hits, keep)
+
+    def _merged(
+        self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit], keep: int
+    ) -> list[Candidate]:
+        by_id = {c.chunk_id: c for c in candidates}
+        merged = merge(
+            [(c.chunk_id, c.doc_id, c.score) for c in candidates],
+            hits,
+            ctx.dense_scores,
+            self.boost,
+            keep=keep,
+        )
+        out = []
+        for chunk_id, doc_id, score, hit in merged:
+            base = by_id.get(chunk_id) or Candidate(chunk_id=chunk_id, doc_id=doc_id, score=0.0)
+            update: dict[str, object] = {"score": score}
+            if hit is not None:
+                update |= {"graph": round(hit.score, 4), "graph_entities": hit.entities[:20]}
+            out.append(base.model_copy(update=update))
+        return out
+
+
+def _passing(ctx: QueryContext, chunk_ids: list[str], params: SearchParams) -> set[str]:
+    """The chunks (found by the graph alone) that the request's filters allow."""
+    if params.where is None:
+        return set(chunk_ids)
+    if ctx.chunk_filter is None or not chunk_ids:
+        return set()
+    return ctx.chunk_filter(chunk_ids, params.where)
