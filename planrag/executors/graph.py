@@ -229,7 +229,7 @@ class GraphSearch:
         return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
 
 
-KEEP = 5  # the base's top candidates kept in place (at most half the hits asked for)
+KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)
 ADD = 5  # graph-only chunks appended after the base's candidates
 
 
