@@ -235,6 +235,7 @@ async def hammer(
                 query = queries[n % len(queries)]
                 n += clients
                 started = time.perf_counter()
+                body: dict[str, Any]
                 try:
                     if ask:
                         body = {"question": query, "knowledge_bases": ["ingest-2"]}
