@@ -63,6 +63,15 @@ def korean_paragraphs(data_dir: Path = DEFAULT_DATA_DIR) -> list[Paragraph]:
     return found
 
 
+def korean_queries(data_dir: Path = DEFAULT_DATA_DIR) -> list[str]:
+    """The questions of the two Korean sets (allganize, then public health), distinct."""
+    found: list[str] = []
+    for relative in KOREAN_SETS:
+        queries: dict[str, str] = _load(data_dir, relative)["queries"]
+        found += [q.strip() for q in queries.values() if q.strip()]
+    return list(dict.fromkeys(found))
+
+
 def english_queries(data_dir: Path = DEFAULT_DATA_DIR) -> list[str]:
     """The 200 HotpotQA questions."""
     queries: dict[str, str] = _load(data_dir, HOTPOTQA)["queries"]

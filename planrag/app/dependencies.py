@@ -16,7 +16,13 @@ from planrag.services.access import Caller, KnowledgeBaseAccess
 from planrag.services.ask import AskService
 from planrag.services.auth import AuthService
 from planrag.services.conversations import ConversationService
-from planrag.services.dialects import DialectServices
+from planrag.services.dialects.collections import CollectionService
+from planrag.services.dialects.dialect_services import DialectServices
+from planrag.services.dialects.document_search import DocumentSearch
+from planrag.services.dialects.json_documents import JsonDocumentService
+from planrag.services.dialects.prompting import PromptService
+from planrag.services.dialects.rag_pipeline import RagPipeline
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.documents import DocumentService
 from planrag.services.graph_view import GraphExplorer
 from planrag.services.health import HealthService
@@ -134,7 +140,39 @@ GraphExplorerDep = Annotated[GraphExplorer, Depends(get_graph_explorer)]
 HealthDep = Annotated[HealthService, Depends(get_health)]
 
 
-# spec dialects
+# spec dialects: the narrow dependencies of the spec 000/003/004 routers (with AskDep,
+# SettingsDep, ConversationsDep, GraphExplorerDep, HealthDep above). None takes the runtime.
+def get_json_documents(dialects: DialectsDep) -> JsonDocumentService:
+    return dialects.documents
+
+
+def get_document_search(dialects: DialectsDep) -> DocumentSearch:
+    return dialects.search
+
+
+def get_rag_pipeline(dialects: DialectsDep) -> RagPipeline:
+    return dialects.pipeline
+
+
+def get_rerank(dialects: DialectsDep) -> RerankService:
+    return dialects.rerank
+
+
+def get_collections(dialects: DialectsDep) -> CollectionService:
+    return dialects.collections
+
+
+def get_prompts(dialects: DialectsDep) -> PromptService:
+    return dialects.prompts
+
+
+JsonDocumentsDep = Annotated[JsonDocumentService, Depends(get_json_documents)]
+DocumentSearchDep = Annotated[DocumentSearch, Depends(get_document_search)]
+RagPipelineDep = Annotated[RagPipeline, Depends(get_rag_pipeline)]
+RerankDep = Annotated[RerankService, Depends(get_rerank)]
+CollectionsDep = Annotated[CollectionService, Depends(get_collections)]
+PromptsDep = Annotated[PromptService, Depends(get_prompts)]
+
 USER_ID_HELP = (
     "extension (spec 002's user_id): whose documents of a per-user knowledge base are read. "
     "Trusted with auth off; with auth on the caller is the user (anyone else is a 403)"

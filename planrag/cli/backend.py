@@ -5,7 +5,6 @@ Heavy modules (the stores, models, the ask pipeline) are imported only when a co
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 from functools import cached_property
@@ -13,14 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from planrag.cli.client import ApiClient
 from planrag.cli.discovery import server_url
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, NotFound
 
 if TYPE_CHECKING:
+    from planrag.cli.client import ApiClient
     from planrag.core.settings import Settings
     from planrag.runtime import Runtime
     from planrag.stores.metadata import MetadataStore
+    from planrag.stores.sqlite_listing import Listing
 
 Event = tuple[str, dict[str, Any]]
 POLL_S = 0.2
@@ -59,6 +59,8 @@ def open_backend(settings: Settings, may_create: bool) -> tuple[Backend, str | N
     """The backend for a command, and a notice to print (a data dir created)."""
     url = server_url(settings.server_url, settings.data_dir)
     if url:
+        from planrag.cli.client import ApiClient  # httpx: only when there is a server
+
         return HttpBackend(ApiClient(url, settings.api_key)), None
     notice = ensure_data_dir(settings.data_dir, may_create)
     return LocalBackend(settings), notice
@@ -97,12 +99,24 @@ class LocalBackend:
         return MetadataStore(engine)
 
     def list_kbs(self) -> list[dict[str, Any]]:
-        kbs = self.metadata.list_kbs()
-        stats = self.metadata.kb_stats(kb.id for kb in kbs)
+        listing = self._sqlite_listing()
+        if listing is None:
+            kbs = self.metadata.list_kbs()
+            stats = self.metadata.kb_stats(kb.id for kb in kbs)
+            listing = [(kb, stats[kb.id]) for kb in kbs]
         return [
-            {**kb.model_dump(mode="json"), "stats": stats[kb.id].model_dump(mode="json")}
-            for kb in kbs
+            {**kb.model_dump(mode="json"), "stats": stats.model_dump(mode="json")}
+            for kb, stats in listing
         ]
+
+    def _sqlite_listing(self) -> Listing | None:
+        """The listing read with `sqlite3` alone (no SQLAlchemy: a fast `kb list`) when the
+        metadata DB is a current SQLite file and no store is open yet; else None."""
+        if "runtime" in self.__dict__ or "metadata" in self.__dict__ or self._settings.pg.metadata:
+            return None
+        from planrag.stores.sqlite_listing import list_knowledge_bases
+
+        return list_knowledge_bases(self._settings.database_url)
 
     def find_kb(self, name_or_id: str) -> dict[str, Any]:
         services = self.runtime.knowledge_bases
@@ -143,6 +157,8 @@ class LocalBackend:
         return envelope.model_dump(mode="json", by_alias=True)
 
     def ask(self, body: dict[str, Any]) -> Iterator[Event]:
+        import asyncio
+
         from planrag.services.ask import AskRequest
         from planrag.services.ask_events import event_data
 

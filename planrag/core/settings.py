@@ -111,6 +111,11 @@ class IngestSettings(BaseModel):
     max_files_per_request: int = Field(default=100, ge=1)
     max_request_mb: float = Field(default=200.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=32)
+    # true: passages are tokenised (Kiwi) and embedded (local models) for indexing in a niced
+    # helper process, so searches never wait for indexing (docs/architecture.md); false: in
+    # this process, in slices that give way to questions. Remote embedding endpoints always
+    # run in process.
+    embed_process: bool = True
     # process: uploads are indexed by this process's threads (one server, the embedded default).
     # database: uploads become durable jobs in the metadata DB, taken by `planrag worker`
     # processes and by the worker inside `planrag serve` (unless --no-worker); a killed worker's

@@ -16,8 +16,10 @@ from pydantic import (
     model_validator,
 )
 
+from planrag.core.graph_backends import GraphBackendName
+
 Metric = Literal["COSINE", "L2", "IP"]
-GraphBackend = Literal["none", "ontology", "neo4j"]
+GraphBackend = GraphBackendName  # "none" or a registered backend (core/graph_backends.py)
 VectorStoreName = Literal["milvus", "pgvector"]
 ChunkingStrategy = Literal["size", "parent_child", "context_aware"]
 FileType = Literal["txt", "md", "pdf", "docx", "hwpx", "hwp", "html", "csv"]

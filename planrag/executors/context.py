@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from planrag.core.filters import And, Filter, NotIn
-from planrag.core.types import FusionInfo, KnowledgeBase
+from planrag.core.types import FusionInfo, GraphMetadata, KnowledgeBase
 from planrag.llm.embedders import Embedder
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.vector import TitleRecord, VectorHit, title_weighted_search
@@ -59,6 +59,9 @@ class SearchParams(BaseModel):
 
 # Doc ids → the text each document's title vector embeds (for lazily built title vectors).
 TitleTexts = Callable[[list[str]], dict[str, str]]
+# (chunk ids, filter) → the ones the filter allows (chunks found outside a filtered search, e.g.
+# by the graph, are checked against the request's filters with it).
+ChunkFilter = Callable[[list[str], Filter], set[str]]
 
 
 class QueryContext:
@@ -73,6 +76,8 @@ class QueryContext:
         stores: StoreBundle,
         title_texts: TitleTexts | None = None,
         hidden: list[str] | None = None,
+        chunk_filter: ChunkFilter | None = None,
+        documents: frozenset[str] | None = None,
     ) -> None:
         self.kb = kb
         self.text = text
@@ -82,7 +87,12 @@ class QueryContext:
         # so dense searches leave them out (a search sees a document in every index or none).
         self.hidden = hidden or []
         self.title_texts = title_texts
-        self.fusion: FusionInfo | None = None
+        self.chunk_filter = chunk_filter
+        # A per-user KB: the only documents the asker may see. Passages are narrowed by the
+        # request's filters; graph search reads its graph through these (RestrictedGraph).
+        self.documents = documents
+        self.fusion: FusionInfo | None = None  # what hybrid's fusion did (its executor sets it)
+        self.graph: GraphMetadata | None = None  # what graph search did (GraphExecutor sets it)
         self.notes: list[str] = []  # what the caller should be told (e.g. a skipped stage)
 
     @cached_property

@@ -11,11 +11,12 @@ A chunk's path score is the sum over the reached entities it mentions, scaled so
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from planrag.core.errors import InvalidInput
 from planrag.core.types import (
     GraphAnalysis,
     GraphMatchInfo,
@@ -23,10 +24,17 @@ from planrag.core.types import (
     GraphQuery,
     GraphTriple,
 )
+from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import find_mentions, normalize, question_pattern
 
+if TYPE_CHECKING:
+    from planrag.executors.registry import Executor
+
 HOP_DECAY = 0.5
+GRAPH_BOOST = 1.5  # spec 001: graph-found chunks ×1.5 (PLANRAG_GRAPH__BOOST)
+MIN_GRAPH_CHUNKS = 20  # graph chunks fetched at least, whatever the top_k
 FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
@@ -68,6 +76,7 @@ class GraphHit:
     doc_id: str
     score: float  # path score in (0, 1], the best chunk 1
     entities: list[str]
+    hops: int = 0  # the fewest relations between a question entity and what it mentions
 
 
 @dataclass
@@ -82,9 +91,13 @@ class GraphResult:
 class GraphSearch:
     """Graph search against one knowledge base's graph store."""
 
-    def __init__(self, store: GraphStore, backend: str) -> None:
+    def __init__(
+        self, store: GraphStore, backend: str, df_power: float = 0.5, min_hops: int = 0
+    ) -> None:
         self._store = store
         self._backend = backend
+        self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
+        self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
@@ -108,13 +121,16 @@ class GraphSearch:
         if not reached:
             return self._nothing(meta, "no question entity is in the graph")
         seeds = set(reached)
-        edges = self._traverse(kb_id, reached, named, hops, analysis.relation_hints, meta.queries)
+        depth = dict.fromkeys(seeds, 0)
+        edges = self._traverse(
+            kb_id, reached, named, depth, hops, analysis.relation_hints, meta.queries
+        )
         meta.triples = [
             GraphTriple(source=e.source.name, type=e.type, target=e.target.name)
             for e in edges[:MAX_TRIPLES_SHOWN]
         ]
         meta.expanded_entities = [named[k] for k in reached if k not in seeds][:100]
-        hits = self._score_chunks(kb_id, reached, named, limit, meta.queries)
+        hits = self._score_chunks(kb_id, reached, named, depth, limit, meta.queries)
         meta.graph_chunks = len(hits)
         known = {m.entity.key: m.entity for m in matches.matches}
         for edge in edges:
@@ -137,6 +153,7 @@ class GraphSearch:
         kb_id: str,
         reached: dict[str, float],
         named: dict[str, str],
+        depth: dict[str, int],
         hops: int,
         hints: list[str],
         queries: list[GraphQuery],
@@ -144,7 +161,7 @@ class GraphSearch:
         """Breadth-first over `hops` relations; `reached` gains each entity's best path weight."""
         frontier = sorted(reached, key=lambda k: -reached[k])[:FRONTIER]
         traversed: list[Edge] = []
-        for _ in range(hops):
+        for hop in range(1, hops + 1):
             expansion = self._store.expand(kb_id, frontier, limit=FRONTIER * 25)
             queries.append(expansion.query)
             gained: dict[str, float] = {}
@@ -160,6 +177,8 @@ class GraphSearch:
                         gained[there.key] = weight
                 traversed.append(edge)
             reached.update(gained)
+            for key in gained:
+                depth.setdefault(key, hop)
             frontier = sorted(gained, key=lambda k: -gained[k])[:FRONTIER]
             if not frontier:
                 break
@@ -174,6 +193,7 @@ class GraphSearch:
         kb_id: str,
         reached: dict[str, float],
         named: dict[str, str],
+        depth: dict[str, int],
         limit: int,
         queries: list[GraphQuery],
     ) -> list[GraphHit]:
@@ -186,19 +206,21 @@ class GraphSearch:
         scores: dict[str, float] = {}
         docs: dict[str, str] = {}
         entities: dict[str, list[str]] = {}
+        nearest: dict[str, int] = {}
         for m in mentions.mentions:
-            weight = reached.get(m.key, 0.0) / math.sqrt(per_entity[m.key])
+            hop = depth.get(m.key, 0)
+            if hop < self._min_hops:
+                continue
+            weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             scores[m.chunk_id] = scores.get(m.chunk_id, 0.0) + weight
             docs[m.chunk_id] = m.doc_id
             entities.setdefault(m.chunk_id, []).append(named.get(m.key, m.key))
+            nearest[m.chunk_id] = min(nearest.get(m.chunk_id, hop), hop)
         if not scores:
             return []
         best = max(scores.values())
         chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        return [
-            GraphHit(chunk_id=c, doc_id=docs[c], score=scores[c] / best, entities=entities[c])
-            for c in chosen
-        ]
+        return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
 
 
 def merge(
@@ -231,3 +253,76 @@ def merge(
     scored = [(c, d, min(1.0, s * scale), h) for c, d, s, h in scored]
     scored.sort(key=lambda item: (-item[2], item[0]))
     return scored
+
+
+class GraphExecutor:
+    """Graph search as an executor step (spec 001's "+Graph" / "+Ontology"): the base
+    strategy's executor runs, then the knowledge base's graph — `ctx.stores.graph`, read like
+    `ctx.stores.vector` and `.lexical` — adds the chunks its paths reach, merged with `boost`.
+    What the graph did is left on `ctx.graph` (as hybrid leaves its fusion on `ctx.fusion`).
+
+    Not a strategy: the plan's `graph` flag and `/retrieve`'s `enable_graph_search` put it
+    around any strategy (`ExecutorRegistry.get(strategy, graph_hops=…)`). Chunks only the
+    graph found pass the request's filters through `ctx.chunk_filter`; when the graph finds
+    nothing (or the filters exclude all it found) the base result stands, flagged."""
+
+    def __init__(self, base: Executor, hops: int, boost: float = GRAPH_BOOST) -> None:
+        self.base = base
+        self.hops = hops
+        self.boost = boost
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        store = ctx.stores.graph
+        if store is None:
+            raise InvalidInput(
+                f"knowledge base '{ctx.kb.name}' has no graph (graph_backend 'none'): graph "
+                "search needs a knowledge base created with graph_backend 'ontology' or 'neo4j'"
+            )
+        candidates = self.base.run(ctx, params)
+        limit = max(params.top_k, MIN_GRAPH_CHUNKS)
+        store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
+        result = GraphSearch(store, store.backend).search(ctx.kb.id, ctx.text, self.hops, limit)
+        ctx.graph = result.metadata
+        known = {c.chunk_id for c in candidates}
+        fresh = [h.chunk_id for h in result.hits if h.chunk_id not in known]
+        passing = _passing(ctx, fresh, params)
+        hits = [h for h in result.hits if h.chunk_id in known or h.chunk_id in passing]
+        if not hits:
+            if not result.metadata.fallback:
+                result.metadata.fallback = True
+                result.metadata.fallback_reason = "the filters exclude every graph chunk"
+            return candidates
+        result.metadata.graph_chunks = len(hits)
+        return self._merged(ctx, candidates, hits)
+
+    def _merged(
+        self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit]
+    ) -> list[Candidate]:
+        by_id = {c.chunk_id: c for c in candidates}
+        merged = merge(
+            [(c.chunk_id, c.doc_id, c.score) for c in candidates],
+            hits,
+            ctx.dense_scores,
+            self.boost,
+        )
+        out = []
+        for chunk_id, doc_id, score, hit in merged:
+            base = by_id.get(chunk_id) or Candidate(chunk_id=chunk_id, doc_id=doc_id, score=0.0)
+            update: dict[str, object] = {"score": score}
+            if hit is not None:
+                update |= {"graph": round(hit.score, 4), "graph_entities": hit.entities[:20]}
+            out.append(base.model_copy(update=update))
+        return out
+
+
+def _passing(ctx: QueryContext, chunk_ids: list[str], params: SearchParams) -> set[str]:
+    """The chunks (found by the graph alone) that the request's filters allow."""
+    if params.where is None:
+        return set(chunk_ids)
+    if ctx.chunk_filter is None or not chunk_ids:
+        return set()
+    return ctx.chunk_filter(chunk_ids, params.where)

@@ -30,6 +30,7 @@ from planrag.core.strategies import (
     withdraw_strategy,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.graph import GRAPH_BOOST, GraphExecutor
 
 if TYPE_CHECKING:
     from planrag.executors.fusion import FusionCalibrator
@@ -53,6 +54,7 @@ class ExecutorDeps:
 
     rerankers: RerankerRegistry
     calibrator: FusionCalibrator
+    graph_boost: float = GRAPH_BOOST  # graph-found chunks' boost (PLANRAG_GRAPH__BOOST)
 
 
 class BaseExecutor:
@@ -90,7 +92,10 @@ def unregister(name: str) -> None:
 
 
 class ExecutorRegistry:
-    def __init__(self, executors: Iterable[Executor]) -> None:
+    """The strategies' executors, and the graph step any of them can run with."""
+
+    def __init__(self, executors: Iterable[Executor], graph_boost: float = GRAPH_BOOST) -> None:
+        self._graph_boost = graph_boost
         self._executors: dict[str, Executor] = {}
         for executor in executors:
             if executor.name in self._executors:
@@ -100,17 +105,23 @@ class ExecutorRegistry:
     @classmethod
     def build(cls, deps: ExecutorDeps) -> ExecutorRegistry:
         """One instance of every registered executor, in the catalogue's order."""
-        return cls(_classes[name](deps) for name in strategy_names() if name in _classes)
+        executors = (_classes[name](deps) for name in strategy_names() if name in _classes)
+        return cls(executors, deps.graph_boost)
 
     @property
     def strategies(self) -> tuple[str, ...]:
         return tuple(self._executors)
 
-    def get(self, strategy: str) -> Executor:
+    def get(self, strategy: str, graph_hops: int | None = None) -> Executor:
+        """The strategy's executor; with `graph_hops`, inside the graph step (graph search
+        over `ctx.stores.graph`, merged into the strategy's candidates)."""
         try:
-            return self._executors[strategy]
+            executor = self._executors[strategy]
         except KeyError:
             raise UnknownStrategy(
                 f"unknown strategy '{strategy}'; allowed: {', '.join(self._executors)}",
                 strategy=strategy,
             ) from None
+        if graph_hops is None:
+            return executor
+        return GraphExecutor(executor, graph_hops, self._graph_boost)

@@ -70,6 +70,7 @@ class SentenceTransformerEmbedder:
     def __init__(self, name: str, batch_size: int = 64, device: str = "cpu") -> None:
         self.name = name
         self.batch_size = batch_size
+        self.device = device
         self._lock = threading.Lock()
         self._model = self._load(resolve_model_path(name), device)
 

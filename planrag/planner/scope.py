@@ -16,6 +16,12 @@ class KbInfo(BaseModel):
     description: str = ""
     has_graph: bool = False
     facets: KbFacets
+    documents: frozenset[str] | None = Field(
+        default=None,
+        exclude=True,
+        description="a per-user KB: the only documents the asker may see (facets and the "
+        "relax check count only those); None: every document",
+    )
 
 
 class PlanScope(BaseModel):
@@ -36,6 +42,10 @@ class PlanScope(BaseModel):
 
     def domains(self) -> list[str]:
         return _union(kb.facets.domains for kb in self.knowledge_bases)
+
+    def restriction(self) -> dict[str, frozenset[str]]:
+        """kb id → the only documents the asker may see, for the per-user KBs."""
+        return {kb.id: kb.documents for kb in self.knowledge_bases if kb.documents is not None}
 
 
 def _union(lists) -> list[str]:  # type: ignore[no-untyped-def]

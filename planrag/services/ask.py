@@ -138,7 +138,7 @@ def document_counter(catalog: Catalog) -> DocumentCounter:
 
     def count(plan: SearchPlan, scope: PlanScope) -> int:
         kb_ids = [kb.id for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases]
-        return catalog.count_documents(kb_ids, plan.filters.to_retrieve())
+        return catalog.count_documents(kb_ids, plan.filters.to_retrieve(), scope.restriction())
 
     return count
 
@@ -204,6 +204,7 @@ class AskService:
             )
         if isinstance(request, AskRequest) and request.llm is not None:
             check_llm_choice(request.llm, self._settings.llm)
+        user = request.user_id if isinstance(request, AskRequest) else None
         chosen = readable
         if request.knowledge_bases:  # each by name or id
             by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
@@ -216,32 +217,35 @@ class AskService:
             doc = self._metadata.get_document(doc_id)
             if doc.kb_id not in {kb.id for kb in readable}:  # read as unknown: no id oracle
                 raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
-            check_owner(
-                next(kb for kb in readable if kb.id == doc.kb_id),
-                doc,
-                request.user_id if isinstance(request, AskRequest) else None,
-            )
+            check_owner(next(kb for kb in readable if kb.id == doc.kb_id), doc, user)
             chosen = [kb for kb in chosen if kb.id == doc.kb_id]
             if not chosen:
                 raise InvalidInput(
                     f"document '{doc_id}' is not in the requested knowledge bases", doc_id=doc_id
                 )
         return PlanScope(
-            knowledge_bases=[
-                KbInfo(
-                    id=kb.id,
-                    name=kb.name,
-                    description=kb.description,
-                    has_graph=kb.graph_backend != "none",
-                    facets=self._catalog.facets(kb.id),
-                )
-                for kb in chosen
-            ],
+            knowledge_bases=self._kb_infos(chosen, user),
             requested=bool(request.knowledge_bases) or doc_id is not None,
             strategies=self._strategies,
             now=request.now or datetime.now(ZoneInfo(self._settings.planner.timezone)),
             doc_id=doc_id,
         )
+
+    def _kb_infos(self, chosen: list[KnowledgeBase], user: str | None) -> list[KbInfo]:
+        """What the planner knows of each KB; of a per-user one, only the asker's documents
+        (facets, and the relax check's count)."""
+        owned = self._owners.restriction(chosen, user)
+        return [
+            KbInfo(
+                id=kb.id,
+                name=kb.name,
+                description=kb.description,
+                has_graph=kb.graph_backend != "none",
+                facets=self._catalog.facets(kb.id, owned.get(kb.id)),
+                documents=owned.get(kb.id),
+            )
+            for kb in chosen
+        ]
 
     def plan(
         self,

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from planrag.core import telemetry
+from planrag.core.child_process import LowPriorityProcess, ShuttingDown
 from planrag.core.errors import (
     Conflict,
     EmptyUpload,
@@ -42,6 +43,7 @@ from planrag.core.types import (
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.cleaning import clean_text
 from planrag.ingest.parsers import decode_text, detect_file_type, parse_document
+from planrag.llm.embed_process import offload
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.services.consistency import IndexChecker
 from planrag.services.graph_indexing import GraphIndexer
@@ -52,7 +54,7 @@ from planrag.stores.job_queue import JobQueue
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.vector import VectorRecord
-from planrag.text.tokenizer import tokenizer_for
+from planrag.text.tokenizer import tokenize_texts
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +161,13 @@ class IngestionService:
         graph: GraphIndexer | None = None,
         on_indexed: Callable[[str], object] | None = None,
         locks: KbLocks | None = None,
+        process: LowPriorityProcess | None = None,
     ) -> None:
         self._graph = graph
+        # The niced helper process that tokenises and embeds passages (None: this process does;
+        # PLANRAG_INGEST__EMBED_PROCESS). Stores are written here only.
+        self._process = process
+        self._offloaded: dict[int, Embedder] = {}
         # Called with a KB's id when a batch of its documents finished indexing (fusion
         # calibration runs there, never in a search).
         self._on_indexed = on_indexed
@@ -522,12 +529,12 @@ class IngestionService:
                 self._index_graph(item)
                 prepared.append(item)
             except Exception as exc:
-                results[doc_id] = self._fail(doc, _reason(exc))
+                results[doc_id] = self._give_up(doc, exc)
         try:
             self._write(prepared, progress)
         except Exception as exc:
             for item in prepared:
-                results[item.doc.id] = self._fail(item.doc, _reason(exc))
+                results[item.doc.id] = self._give_up(item.doc, exc)
             return [results[d] for d in doc_ids]
         for item in prepared:
             results[item.doc.id] = self._complete(item)
@@ -556,7 +563,7 @@ class IngestionService:
                 return
             if kb.vector_generation == item.generation:
                 return
-            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            embedder = self._indexing_embedder(kb.embedding_model, kb.embedding_dim)
             item = _Prepared(item.doc, embedder, item.chunks, kb.vector_generation)
             self._write([item], None)
 
@@ -573,14 +580,31 @@ class IngestionService:
         embedded = [c for c in chunks if c.kind != ChunkKind.parent]
         if not embedded:
             raise ParseError("document produced no chunks")
-        embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-        tokens = tokenizer_for(kb.user_words).tokenize_many(c.text for c in embedded)
+        embedder = self._indexing_embedder(kb.embedding_model, kb.embedding_dim)
+        tokens = self._tokenize(kb.user_words, [c.text for c in embedded])
         self._metadata.replace_chunks(
             doc.id, chunks, {c.id: t for c, t in zip(embedded, tokens, strict=True)}
         )
         return _Prepared(
             doc=doc, embedder=embedder, chunks=embedded, generation=kb.vector_generation
         )
+
+    def _indexing_embedder(self, model: str, dimension: int) -> Embedder:
+        """The KB's embedder, its passages embedded by the helper process when there is one
+        (one wrapper per model, so chunks of several documents still share batches)."""
+        embedder = self._embedders.for_knowledge_base(model, dimension)
+        with self._lock:
+            if id(embedder) not in self._offloaded:
+                self._offloaded[id(embedder)] = offload(embedder, self._process)
+            return self._offloaded[id(embedder)]
+
+    def _tokenize(self, user_words: list[str], texts: list[str]) -> list[list[str]]:
+        """BM25 tokens of chunk texts (Kiwi): in the helper process when there is one."""
+        words = tuple(user_words)
+        if self._process is None:
+            return tokenize_texts(words, texts)
+        tokens: list[list[str]] = self._process.call(tokenize_texts, words, texts)
+        return tokens
 
     def _index_graph(self, item: _Prepared) -> None:
         """Entities and relations of a document in a KB with a graph (before its vectors)."""
@@ -602,7 +626,7 @@ class IngestionService:
             self._metadata.set_progress(item.doc.id, f"chunks embedded 0/{len(item.chunks)}")
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
-                raise PlanragError("server shutting down; indexing resumes at next start")
+                raise ShuttingDown("server shutting down; indexing resumes at next start")
             batch = pending[start : start + EMBED_BATCH]
             by_embedder: dict[int, list[tuple[_Prepared, Chunk]]] = {}
             for pair in batch:
@@ -667,6 +691,14 @@ class IngestionService:
             except NotFound:
                 return  # the KB went, and its graph with it
             self._graph.remove(kb, [doc.id])
+
+    def _give_up(self, doc: Document, exc: Exception) -> Document:
+        """A document whose indexing stopped: `error` with the reason, except when the server
+        is shutting down — then it stays `processing`, and start-up indexes it again."""
+        if isinstance(exc, ShuttingDown) and self._closed:
+            log.info("indexing of %s (%s) stopped by shutdown", doc.id, doc.filename)
+            return doc
+        return self._fail(doc, _reason(exc))
 
     def mark_failed(self, doc_id: str, reason: str) -> Document:
         """Give a document up with a reason (a worker that never finishes it)."""

@@ -92,6 +92,7 @@ class PlanExecutor:
         restriction: Restriction,
     ) -> list[Hit]:
         filters = plan.filters.to_retrieve()
+        owned = restriction.get(kb.id)  # a per-user KB: the asker's documents, graph included
         if kb.id in restriction:
             allowed = restricted_ids(filters.doc_ids or [], restriction[kb.id])
             if not allowed:
@@ -113,7 +114,7 @@ class PlanExecutor:
         )
         if request.enable_graph_search:
             try:
-                return self._retrieval.retrieve(kb.id, request)
+                return self._retrieval.retrieve(kb.id, request, None, owned)
             except StoreUnavailable as exc:  # the graph server is down: the text still answers
                 notes.append(
                     f"{kb.name}: graph search unavailable, searched without ({exc.message})"
@@ -121,7 +122,7 @@ class PlanExecutor:
                 request = request.model_copy(update={"enable_graph_search": False})
         try:
             skipped: list[str] = []
-            hits = self._retrieval.retrieve(kb.id, request, skipped)
+            hits = self._retrieval.retrieve(kb.id, request, skipped, owned)
             notes.extend(f"{kb.name}: {note}" for note in skipped)
             return hits
         except ModelUnavailable as exc:
@@ -129,7 +130,7 @@ class PlanExecutor:
                 raise
             notes.append(f"{kb.name}: reranker unavailable, searched with hybrid ({exc.message})")
             fallback = request.model_copy(update={"use_reranker": False, "strategy": "hybrid"})
-            return self._retrieval.retrieve(kb.id, fallback)
+            return self._retrieval.retrieve(kb.id, fallback, None, owned)
 
 
 def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:

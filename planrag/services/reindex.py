@@ -20,9 +20,11 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planrag.core.child_process import LowPriorityProcess
 from planrag.core.errors import Conflict, KnowledgeBaseNotFound, NotFound, PlanragError
 from planrag.core.filters import In
 from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase, ReindexStatus
+from planrag.llm.embed_process import offload
 from planrag.llm.embedders import Embedder, EmbedderRegistry, canonical_model
 from planrag.services.ingestion import vector_record
 from planrag.services.kb_locks import KbLocks
@@ -60,8 +62,10 @@ class ReindexService:
         retire_after_s: float = RETIRE_AFTER_S,
         shared: bool = False,
         recalibrate: Callable[[str], object] | None = None,
+        process: LowPriorityProcess | None = None,
     ) -> None:
         self._shared = shared
+        self._process = process  # the niced helper that embeds passages (None: this process)
         # The new vectors need new fusion weights: measured after the switch, never in a search.
         self._recalibrate = recalibrate
         self._retire_after_s = retire_after_s
@@ -112,7 +116,8 @@ class ReindexService:
                 started_at=datetime.now(UTC),
             )
             self._save(kb_id, status)
-            future = self._pool.submit(self._run, kb, status, embedder, progress)
+            passages = offload(embedder, self._process)  # in the helper process, if any
+            future = self._pool.submit(self._run, kb, status, passages, progress)
             self._running[kb_id] = future
         future.add_done_callback(lambda _f: self._finished(kb_id))
         return status if background else future.result()

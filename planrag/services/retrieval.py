@@ -23,12 +23,13 @@ from planrag.executors.registry import ExecutorRegistry
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
-from planrag.services.graph_retrieval import GraphRetrieval
 from planrag.services.ownership import OwnershipResolver, restricted_ids
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
+from planrag.stores.graphs import GraphStores
 from planrag.stores.lexical import LexicalStore
 from planrag.stores.metadata import MetadataStore
+from planrag.stores.record_filter import matches
 from planrag.stores.vector import VectorStore
 
 MAX_QUERY_CHARS = 2000
@@ -92,9 +93,9 @@ class RetrievalService:
         embedders: EmbedderRegistry,
         executors: ExecutorRegistry,
         rerankers: RerankerRegistry,
-        graph: GraphRetrieval | None = None,
+        graphs: GraphStores | None = None,
     ) -> None:
-        self._graph = graph
+        self._graphs = graphs
         self._metadata = metadata
         self._vectors = vectors
         self._bm25 = bm25
@@ -102,17 +103,24 @@ class RetrievalService:
         self._executors = executors
         self._rerankers = rerankers
         self._catalog = Catalog(metadata.engine)
-        self._stores = StoreBundle(vector=vectors, lexical=bm25)
 
     def retrieve(
-        self, kb_id: str, request: RetrieveRequest, notes: list[str] | None = None
+        self,
+        kb_id: str,
+        request: RetrieveRequest,
+        notes: list[str] | None = None,
+        documents: frozenset[str] | None = None,
     ) -> list[Hit]:
         """Hits best first; `notes` (when given) receives what the caller should be told, e.g.
-        that 2-stage's reranking was skipped because no reranker can load."""
+        that 2-stage's reranking was skipped because no reranker can load. `documents` (a
+        per-user KB: the asker's) is what graph search may see; the request's filters must
+        already be narrowed to them (`retrieve_as` does both)."""
         kb = self._metadata.get_kb(kb_id)
         if not request.query.strip():
             raise InvalidInput("query is blank")
-        executor = self._executors.get(request.strategy)
+        executor = self._executors.get(
+            request.strategy, request.graph_hops if request.enable_graph_search else None
+        )
         if request.use_reranker:
             self._rerankers.get()  # a missing reranker is a 503 whether or not anything matches
         top_k = request.top_k or kb.top_k
@@ -124,9 +132,11 @@ class RetrievalService:
             kb,
             request.query,
             embedder,
-            self._stores,
+            self._stores(kb, request),
             self._title_texts,
             hidden=self._catalog.unfinished_documents(kb.id),
+            chunk_filter=self._chunk_filter,
+            documents=documents,
         )
         steps = self._steps(request, threshold)
         params = SearchParams(
@@ -136,46 +146,74 @@ class RetrievalService:
             rrf_k=request.rrf_k,
             title_weight=request.weights.title if request.weights else 0.0,
         )
+        found = executor.run(ctx, params)
+        found = post_process(ctx, found, steps, self._texts, self._rerankers)
+        if notes is not None:
+            notes.extend(ctx.notes)
+        hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
+        if ctx.graph is not None:
+            hits = [h.model_copy(update={"graph_metadata": ctx.graph}) for h in hits]
+        return hits
+
+    def _stores(self, kb: KnowledgeBase, request: RetrieveRequest) -> StoreBundle:
+        """The stores this query reads: the vectors, the BM25 index and, for graph search, the
+        knowledge base's graph store (opened only then: a query without it never needs it)."""
+        graph = None
         if request.enable_graph_search:
             if request.use_brute_force:
                 raise InvalidInput(
                     "graph search and flat L2 (use_brute_force) are exclusive (spec 001 §3.7)"
                 )
-            self._graph_for(kb)
-        found = executor.run(ctx, params)
-        graph_metadata = None
-        if request.enable_graph_search:
-            found, graph_metadata = self._graph_for(kb).augment(
-                ctx, found, request.graph_hops, max(params.top_k, 20), params.where
-            )
-        found = post_process(ctx, found, steps, self._texts, self._rerankers)
-        if notes is not None:
-            notes.extend(ctx.notes)
-        hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
-        if graph_metadata is not None:
-            hits = [h.model_copy(update={"graph_metadata": graph_metadata}) for h in hits]
-        return hits
+            if self._graphs is None:
+                raise InvalidInput("graph search is not available in this deployment")
+            graph = self._graphs.for_kb(kb.graph_backend)  # None: the graph step says why
+        return StoreBundle(vector=self._vectors, lexical=self._bm25, graph=graph)
 
-    def owned(
-        self, kb_id: str, request: RetrieveRequest, user_id: str | None
-    ) -> RetrieveRequest | None:
-        """The request narrowed to the user's documents on a per-user knowledge base (spec 002;
-        no user, no documents); None when that leaves nothing to search. Others: unchanged."""
+    def _chunk_filter(self, chunk_ids: list[str], where: Filter) -> set[str]:
+        """The chunks the filter allows, evaluated on their document's metadata (chunks the
+        graph found outside the filtered search)."""
+        chunks = self._metadata.get_chunks(chunk_ids)
+        docs = self._metadata.get_documents({c.doc_id for c in chunks.values()})
+        allowed = set()
+        for chunk in chunks.values():
+            doc = docs.get(chunk.doc_id)
+            if doc is None:
+                continue
+            meta = doc.metadata
+            record: dict[str, object] = {
+                "doc_id": doc.id,
+                "chunk_id": chunk.id,
+                "title": meta.title or doc.filename,
+                "author": meta.author or "",
+                "domain": meta.domain or "",
+                "date": meta.date_int(),
+                "text": chunk.text,
+            }
+            if matches(where, record):
+                allowed.add(chunk.id)
+        return allowed
+
+    def retrieve_as(
+        self,
+        kb_id: str,
+        request: RetrieveRequest,
+        user_id: str | None,
+        notes: list[str] | None = None,
+    ) -> list[Hit]:
+        """`retrieve` for a user: on a per-user knowledge base only their documents (spec 002;
+        no user, no documents), passages and graph entities alike. Others: unchanged."""
         kb = self._metadata.get_kb(kb_id)
         if not kb.per_user:
-            return request
+            return self.retrieve(kb_id, request, notes)
         allowed = OwnershipResolver(self._metadata.engine).restriction([kb], user_id)[kb.id]
         filters = request.filters or RetrieveFilters()
         ids = restricted_ids(filters.doc_ids or [], allowed)
         if not ids:
-            return None
-        return request.model_copy(update={"filters": filters.model_copy(update={"doc_ids": ids})})
-
-    def _graph_for(self, kb: KnowledgeBase) -> GraphRetrieval:
-        if self._graph is None:
-            raise InvalidInput("graph search is not available in this deployment")
-        self._graph.check(kb)
-        return self._graph
+            return []
+        narrowed = filters.model_copy(update={"doc_ids": ids})
+        return self.retrieve(
+            kb_id, request.model_copy(update={"filters": narrowed}), notes, allowed
+        )
 
     def similar_chunks(
         self, kb_id: str, vector: list[float], top_k: int, filters: RetrieveFilters | None = None

@@ -27,7 +27,11 @@ class Catalog:
         self._engine = engine
         self._cache: dict[str, tuple[datetime, KbFacets]] = {}
 
-    def facets(self, kb_id: str) -> KbFacets:
+    def facets(self, kb_id: str, documents: frozenset[str] | None = None) -> KbFacets:
+        """The KB's facets; with `documents` (a per-user KB: the asker's), of those documents
+        only, so a plan never names another user's authors, domains or dates (not cached)."""
+        if documents is not None:
+            return self._read(kb_id, documents)
         cached = self._cache.get(kb_id)
         now = datetime.now(UTC)
         if cached and now - cached[0] < timedelta(seconds=CACHE_TTL_S):
@@ -36,8 +40,10 @@ class Catalog:
         self._cache[kb_id] = (now, facets)
         return facets
 
-    def _read(self, kb_id: str) -> KbFacets:
-        in_kb = DocumentRow.kb_id == kb_id
+    def _read(self, kb_id: str, documents: frozenset[str] | None = None) -> KbFacets:
+        in_kb: ColumnElement[bool] = DocumentRow.kb_id == kb_id
+        if documents is not None:
+            in_kb = and_(in_kb, DocumentRow.id.in_(sorted(documents)))
         with self._engine.connect() as conn:
             count, first, last = conn.execute(
                 select(func.count(), func.min(DocumentRow.date), func.max(DocumentRow.date)).where(

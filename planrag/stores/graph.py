@@ -197,7 +197,7 @@ def first_per_entity(matches: list[EntityMatch], limit: int) -> list[EntityMatch
 
 @runtime_checkable
 class GraphStore(Protocol):
-    backend: str  # "ontology" | "neo4j"
+    backend: str  # the backend's name: "ontology", "neo4j" (a KB's `graph_backend`)
 
     def create_graph(self, kb_id: str) -> None: ...
 

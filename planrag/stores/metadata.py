@@ -15,16 +15,14 @@ from sqlalchemy.orm import Session, sessionmaker
 from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, KnowledgeBaseNotFound
 from planrag.core.types import (
     Chunk,
-    ChunkingConfig,
     ChunkKind,
     Document,
     DocumentMetadata,
     DocumentStatus,
-    FusionCalibration,
     KnowledgeBase,
     KnowledgeBaseStats,
-    ReindexStatus,
 )
+from planrag.stores.kb_rows import kb_from_row
 from planrag.stores.lexical import LexicalRow
 from planrag.stores.tables import ChunkRow, DocumentRow, KnowledgeBaseRow, aware, utcnow
 
@@ -62,26 +60,7 @@ def make_engine(url: str) -> Engine:
 
 
 def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
-    return KnowledgeBase(
-        id=row.id,
-        name=row.name,
-        description=row.description,
-        top_k=row.top_k,
-        score_threshold=row.score_threshold,
-        metric=row.metric,  # type: ignore[arg-type]
-        chunking=ChunkingConfig.model_validate(row.chunking),
-        embedding_model=row.embedding_model,
-        embedding_dim=row.embedding_dim,
-        graph_backend=row.graph_backend,  # type: ignore[arg-type]
-        user_words=list(row.user_words or []),
-        calibration=FusionCalibration.model_validate(row.calibration) if row.calibration else None,
-        vector_store=row.vector_store,  # type: ignore[arg-type]
-        vector_generation=row.vector_generation or 0,
-        reindex=ReindexStatus.model_validate(row.reindex) if row.reindex else None,
-        per_user=bool(row.per_user),
-        created_at=aware(row.created_at),
-        updated_at=aware(row.updated_at),
-    )
+    return kb_from_row(row)
 
 
 def _doc(row: DocumentRow) -> Document:

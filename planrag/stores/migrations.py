@@ -1,6 +1,7 @@
 """Run the Alembic migrations of the metadata DB programmatically (start-up, CLI, tests).
 Alembic itself is imported only when a migration runs: `is_current` answers from the revision
-files and the DB's `alembic_version` row (a fast start for read-only CLI commands)."""
+files and the DB's `alembic_version` row (a fast start for read-only CLI commands). SQLAlchemy
+too is imported by the functions that use it: `head_revisions` needs neither (`kb list`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, text
-from sqlalchemy.exc import SQLAlchemyError
-
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy import Engine
 
 SCRIPT_LOCATION = Path(__file__).resolve().parent.parent / "alembic"
 _REVISION = re.compile(
@@ -75,6 +74,9 @@ def head_revisions() -> set[str]:
 
 def is_current(engine: Engine) -> bool:
     """True when the DB is at the files' head (no migration to run)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
     try:
         with engine.connect() as connection:
             rows = connection.execute(text("SELECT version_num FROM alembic_version")).all()

@@ -28,6 +28,7 @@ from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
 from planrag.core.errors import StoreUnavailable
+from planrag.core.settings import Settings
 from planrag.stores.graph import (
     RELATION_TYPE,
     ChunkGraph,
@@ -43,6 +44,7 @@ from planrag.stores.graph import (
     Mentions,
     first_per_entity,
 )
+from planrag.stores.graphs import register_graph_backend
 
 BATCH = 1000
 
@@ -333,3 +335,16 @@ class Neo4jGraphStore:
 def _info(row: dict[str, Any]) -> EntityInfo:
     entity = _entity(row["key"], row["name"], row["type"])
     return EntityInfo(entity=entity, sources=row["sources"], degree=row["degree"])
+
+
+def open_neo4j(settings: Settings) -> Neo4jGraphStore:
+    cfg = settings.neo4j
+    return Neo4jGraphStore(cfg.uri, cfg.user, cfg.password, cfg.database, retry_s=cfg.retry_s)
+
+
+def _unconfigured(settings: Settings) -> str | None:
+    """No embedded default: a Neo4j server by URI or no neo4j knowledge bases."""
+    return None if settings.neo4j.uri else "set PLANRAG_NEO4J__URI (bolt://host:7687)"
+
+
+register_graph_backend("neo4j", open_neo4j, _unconfigured)

@@ -22,6 +22,7 @@ from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
+from planrag.core.settings import Settings
 from planrag.stores.graph import (
     ChunkGraph,
     Edge,
@@ -37,7 +38,16 @@ from planrag.stores.graph import (
     Mentions,
     first_per_entity,
 )
-from planrag.stores.sparql import Bindings, Row, SparqlEndpoint, render, shown
+from planrag.stores.graphs import register_graph_backend
+from planrag.stores.sparql import (
+    Bindings,
+    EmbeddedSparql,
+    RemoteSparql,
+    Row,
+    SparqlEndpoint,
+    render,
+    shown,
+)
 
 BASE = "http://rag.local/"
 ENTITY, RELATION, SOURCE, TYPE = (BASE + p for p in ("entity/", "relation/", "source/", "type/"))
@@ -355,3 +365,22 @@ def _chunk_quads(chunk: ChunkGraph, g: ox.NamedNode) -> list[ox.Quad]:
             ox.Quad(st, HAS_SOURCE, src, g),
         ]
     return quads
+
+
+def open_ontology(settings: Settings) -> OntologyGraphStore:
+    """Embedded pyoxigraph under the data dir, or a SPARQL 1.1 endpoint by URL."""
+    sparql = settings.sparql
+    if sparql.query_url:
+        endpoint: SparqlEndpoint = RemoteSparql(
+            sparql.query_url,
+            sparql.update_url or sparql.query_url,
+            user=sparql.user,
+            password=sparql.password,
+            timeout_s=sparql.timeout_s,
+        )
+    else:
+        endpoint = EmbeddedSparql(settings.graph_dir)
+    return OntologyGraphStore(endpoint)
+
+
+register_graph_backend("ontology", open_ontology)

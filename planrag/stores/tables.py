@@ -20,14 +20,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from planrag.stores.kb_rows import aware
+
+__all__ = ["aware"]  # re-exported: the stores import it from here
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def aware(value: datetime) -> datetime:
-    """SQLite drops the zone of stored timestamps; they are written in UTC."""
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 class Base(DeclarativeBase):

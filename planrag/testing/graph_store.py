@@ -71,7 +71,7 @@ class GraphStoreConformance:
 
     def test_is_a_graph_store(self, store: GraphStore) -> None:
         assert isinstance(store, GraphStore)
-        assert store.backend in ("ontology", "neo4j")
+        assert isinstance(store.backend, str) and store.backend  # its name, e.g. "ontology"
 
     def test_counts_entities_and_relations(self, store: GraphStore, filled: str) -> None:
         stats = store.stats(filled)
@@ -98,7 +98,7 @@ class GraphStoreConformance:
         assert (key("Elon Musk"), key("Elon Musk"), True) in found
         assert ("spacex_corporation", key("SpaceX"), False) in found
         assert not any(m.query == "zz-none" for m in result.matches)
-        assert result.query.language in ("sparql", "cypher") and result.query.text
+        assert result.query.text  # the query the backend ran (values as parameters)
 
     def test_expand_follows_relations_both_ways(self, store: GraphStore, filled: str) -> None:
         edges = store.expand(filled, [key("SpaceX")]).edges

@@ -177,6 +177,12 @@ def tokenizer_for(user_words: Sequence[str] = ()) -> LexicalTokenizer:
     return _tokenizer(tuple(sorted({w.strip() for w in user_words if w.strip()})))
 
 
+def tokenize_texts(user_words: tuple[str, ...], texts: list[str]) -> list[list[str]]:
+    """Lexical tokens of `texts` for a KB's user words (a top-level function, so that the
+    indexing helper process can run it: planrag.core.child_process)."""
+    return tokenizer_for(user_words).tokenize_many(texts)
+
+
 @lru_cache(maxsize=256)
 def _tokenizer(user_words: tuple[str, ...]) -> LexicalTokenizer:
     return LexicalTokenizer(user_words)

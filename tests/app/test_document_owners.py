@@ -158,3 +158,35 @@ def test_retrieve_on_a_per_user_kb_returns_only_the_callers_documents(team) -> N
     else:  # auth off: /retrieve names no user, so nothing of a per-user KB
         assert got.json() == []
     assert "비버" not in got.text
+
+
+def test_planning_sees_only_the_users_documents(team) -> None:  # type: ignore[no-untyped-def]
+    """Facets (authors, dates) and the relax check's count are the asker's documents only: the
+    plan never takes another user's author as a filter, and a period only another user's
+    documents cover is relaxed rather than searched empty."""
+    client, heads, admin = team["client"], team["heads"], team["heads"]["admin"]
+    kb = client.post(
+        "/api/knowledge-bases", json={"name": "dated", "per_user": True}, headers=admin
+    ).json()
+    for who, text, author, date in (
+        ("alice", "출장 규정: 알파카 팀은 기차로 간다.", "김철수", "2025-01-10"),
+        ("bob", "출장 규정: 비버 팀은 비행기로 간다.", "이영희", "2024-03-05"),
+    ):
+        form = {"author": author, "date": date} | ({} if heads[who] else {"user_id": who})
+        made = upload(client, kb["id"], f"{who}-trip.md", text, heads[who], **form)
+        assert made.status_code == 202, made.text
+    wait(client, kb["id"], admin)
+
+    def plan_of(question: str) -> tuple[dict[str, Any], str]:
+        response = ask(team, "alice", question=question, knowledge_bases=["dated"])
+        return next(d for n, d in sse(response) if n == "search_plan"), response.text
+
+    envelope, _ = plan_of("이영희가 쓴 출장 규정")
+    assert envelope["plan"]["filters"]["authors"] == []  # bob's author is not in alice's catalog
+    envelope, _ = plan_of("김철수가 쓴 출장 규정")
+    assert envelope["plan"]["filters"]["authors"] == ["김철수"]
+    envelope, text = plan_of("2024년 3월 출장 규정")
+    relaxed = envelope["relaxed"]
+    assert relaxed is not None, envelope  # bob's March 2024 document does not count for alice
+    assert [s["documents"] for s in relaxed["steps"]] == [1]  # alice's one document
+    assert "알파카" in text and "비버" not in text

@@ -188,3 +188,42 @@ def test_filters_matching_nothing_are_relaxed_step_by_step_and_said_so() -> None
     assert envelope.plan.filters.time is None and envelope.plan.filters.authors == []
     assert len(counted) == 5  # the plan, each filter alone, then one after another
     assert [s.filter for s in envelope.relaxed.steps] == ["time", "authors"]
+
+
+def graph_scope(has_graph: bool) -> PlanScope:
+    return PlanScope(
+        knowledge_bases=[
+            KbInfo(
+                id="id-people",
+                name="people",
+                has_graph=has_graph,
+                facets=KbFacets(kb_id="id-people", documents=3),
+            )
+        ],
+        strategies=STRATEGIES,
+        now=NOW,
+    )
+
+
+@pytest.mark.parametrize(
+    ("has_graph", "asked", "hops"), [(True, 2, 2), (True, 9, 5), (False, 3, 0)]
+)
+def test_an_llm_plan_turns_graph_search_on_within_the_policy(
+    planner: Planner, script: Script, has_graph: bool, asked: int, hops: int
+) -> None:
+    """The LLM plans graph hops for a relational question; the policy clamps the hops to 5 and
+    turns graph search off when no chosen knowledge base has a graph, saying so."""
+    reply = plan_json(knowledge_bases=["people"], graph={"enabled": True, "hops": asked})
+    script.replies.append(Reply(reply))
+    envelope = planner.plan("일론 머스크가 CEO인 회사의 창업 연도는?", graph_scope(has_graph))
+    assert envelope.source == "llm" and envelope.fallback_reason is None
+    catalog = script.requests[0]["messages"][1]["content"]
+    assert f'"graph": {str(has_graph).lower()}' in catalog  # the LLM is told which KB has one
+    graph = envelope.plan.graph
+    joined = " ".join(envelope.errors)
+    if has_graph:
+        assert graph.enabled and graph.hops == hops
+        assert ("hops clamped" in joined) == (asked > 5)
+    else:
+        assert not graph.enabled
+        assert "graph search disabled: no selected knowledge base has a graph" in joined

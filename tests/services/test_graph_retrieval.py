@@ -4,11 +4,17 @@ graph metadata on every hit, the fallback, the boost, and the refusals."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
+import pytest
 from fastapi.testclient import TestClient
 
+from planrag.app.main import create_app
+from planrag.core.settings import Settings
 from planrag.executors.graph import GraphHit, analyse, merge
+from planrag.llm.embedders import EmbedderRegistry
 from tests.conftest import wait_for_documents
+from tests.graph_servers import BoltServer
 
 DOCS = {
     "musk.txt": "일론 머스크는 SpaceX의 CEO이다. 그는 2002년에 회사를 세웠다.",
@@ -20,8 +26,8 @@ DOCS = {
 }
 
 
-def graph_kb(client: TestClient) -> str:
-    kb = client.post("/api/knowledge-bases", json={"name": "g", "graph_backend": "ontology"}).json()
+def graph_kb(client: TestClient, backend: str = "ontology") -> str:
+    kb = client.post("/api/knowledge-bases", json={"name": "g", "graph_backend": backend}).json()
     files = [("files", (name, text.encode())) for name, text in DOCS.items()]
     client.post(f"/api/knowledge-bases/{kb['id']}/documents", files=files)
     assert {d["status"] for d in wait_for_documents(client, kb["id"])} == {"completed"}
@@ -178,3 +184,44 @@ def test_ask_and_background_search_use_the_graph(client: TestClient) -> None:
     assert background["metadata"]["total_entities"] == len(names)
     assert background["metadata"]["total_relationships"] == len(background["relationships"])
     assert background["metadata"]["note"] is None
+
+
+@pytest.fixture
+def neo4j_client(
+    settings: Settings, embedders: EmbedderRegistry, bolt_server: BoltServer
+) -> Iterator[TestClient]:
+    """The app with the `neo4j` backend on the session's real Bolt server (ArcadeDB)."""
+    settings.neo4j.uri, settings.neo4j.user = bolt_server.uri, bolt_server.user
+    settings.neo4j.password, settings.neo4j.database = bolt_server.password, bolt_server.database
+    with TestClient(create_app(settings, embedders)) as test_client:
+        yield test_client
+
+
+def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
+    """`/retrieve` with graph search and `/ai/v2/ask` on a relational question, the graph in a
+    real Bolt server: graph-found passages, Cypher in `graph_metadata` with its parameters apart."""
+    kb_id = graph_kb(neo4j_client, "neo4j")
+    question = "일론 머스크가 CEO인 회사는?"
+    hits = retrieve(
+        neo4j_client, kb_id, query=question, strategy="hybrid", top_k=4, enable_graph_search=True
+    )
+    meta = hits[0]["graph_metadata"]
+    assert all(h["graph_metadata"] == meta for h in hits)
+    assert meta["backend"] == "neo4j" and meta["fallback"] is False
+    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    first = meta["queries"][0]
+    assert first["language"] == "cypher" and "일론_머스크" not in first["text"]
+    assert "일론_머스크" in json.dumps(first["params"], ensure_ascii=False)
+    rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
+    assert "SpaceX" in rocket["metadata"]["graph_entities"] and rocket["metadata"]["graph_score"]
+
+    response = neo4j_client.post(
+        "/ai/v2/ask", json={"question": question, "knowledge_bases": ["g"]}
+    )
+    assert response.status_code == 200, response.text
+    stream = sse(response.text)
+    assert stream["search_plan"]["plan"]["graph"] == {"enabled": True, "hops": 2}
+    graph = stream["search_result"]["graph"]["g"]
+    assert graph["backend"] == "neo4j"
+    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    assert {"musk.txt", "rocket.txt"} <= {p["title"] for p in stream["context"]["passages"]}

@@ -43,12 +43,8 @@ async def retrieve(
     """Chunks best first; `score` is cosine similarity in [0, 1] whatever the KB metric. On a
     per-user knowledge base, only the caller's documents (with auth on; none with auth off)."""
     user = acting_user(settings.auth.enabled, principal.id, None)
-    owned = await run_in_threadpool(retrieval.owned, kb_id, body, user)
-    if owned is None:
-        return []
-    body = owned
     notes: list[str] = []
-    hits = await run_in_threadpool(retrieval.retrieve, kb_id, body, notes)
+    hits = await run_in_threadpool(retrieval.retrieve_as, kb_id, body, user, notes)
     if notes:  # header values are Latin-1: anything else is escaped
         text = "; ".join(notes)
         response.headers[NOTICE_HEADER] = text.encode("ascii", "backslashreplace").decode()

@@ -13,17 +13,22 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import RuntimeDep, UserAccessDep
+from planrag.app.dependencies import (
+    AskDep,
+    ConversationsDep,
+    PromptsDep,
+    SettingsDep,
+    UserAccessDep,
+)
 from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
 from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound
 from planrag.services.ask import LLMChoice
 from planrag.services.conversations import ChatMessage, ConversationRequest
-from planrag.services.prompting import (
+from planrag.services.dialects.prompting import (
     ChatResult,
     ChatSource,
     ModelList,
-    PromptService,
     SummarizeRequest,
     SummarizeResult,
 )
@@ -45,10 +50,6 @@ MODELS_FAILED = ("모델 목록을 가져오는 중 오류가 발생했습니다
 
 def _row(status: int, pair: tuple[str, str]) -> tuple[int, dict[str, str]]:
     return status, {"error": pair[0], "message": pair[1]}
-
-
-def prompts(runtime: RuntimeDep) -> PromptService:
-    return PromptService(runtime.dialects.search, runtime.chat, runtime.settings.llm)
 
 
 def _unreachable(exc: Exception) -> bool:
@@ -111,14 +112,14 @@ def summarize(
         ),
     ],
     access: UserAccessDep,
-    runtime: RuntimeDep,
+    prompts: PromptsDep,
 ) -> SummarizeResult:
     """Search the domain's knowledge base (every readable one without `domain`) with the filters
     and summarise the best passages. Without a reachable LLM the summary is extractive (the
     passages' best sentences, cited) and `fallback` says so."""
     if not request.query.strip():
         raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank", "type": "blank"}])
-    return prompts(runtime).summarize(access, request)
+    return prompts.summarize(access, request)
 
 
 class ChatBody(BaseModel):
@@ -167,9 +168,12 @@ def chat(
             }
         ),
     ],
-    runtime: RuntimeDep,
     access: UserAccessDep,
     principal: PrincipalDep,
+    prompts: PromptsDep,
+    ask: AskDep,
+    conversations: ConversationsDep,
+    settings: SettingsDep,
 ) -> ChatResult:
     """A chat answer. With `knowledge_bases` (or the server's PLANRAG_ASK__CHAT_KNOWLEDGE_BASES)
     it is grounded: planned and retrieved like /ai/v2/ask, cited [n], with `sources` (extractive
@@ -177,9 +181,9 @@ def chat(
     PLANRAG_LLM__MODEL)."""
     if not body.query.strip():
         raise RequestValidationError([{"loc": ("body", "query"), "msg": "blank", "type": "blank"}])
-    grounded = body.knowledge_bases or runtime.settings.ask.chat_knowledge_bases
+    grounded = body.knowledge_bases or settings.ask.chat_knowledge_bases
     if not grounded:
-        return prompts(runtime).chat(body.query, body.model)
+        return prompts.chat(body.query, body.model)
     for name in grounded:
         access.check(name)
     request = ConversationRequest(
@@ -189,13 +193,13 @@ def chat(
         history=body.history,
         user_id=access.user,
     )
-    prepared = runtime.conversations.prepare(request, principal.name)
-    outcome = runtime.ask.run(prepared.request, access.readable(), principal.name)
+    prepared = conversations.prepare(request, principal.name)
+    outcome = ask.run(prepared.request, access.readable(), principal.name)
     if outcome.error:
         raise outcome.error.to_exception()  # its own status, as the ask reported it
     return ChatResult(
         query=body.query,
-        model=body.model or runtime.settings.llm.model or "extractive",
+        model=body.model or settings.llm.model or "extractive",
         response=outcome.answer,
         sources=[
             ChatSource(**p.model_dump(include=set(ChatSource.model_fields)))
@@ -219,6 +223,6 @@ async def models_errors(_request: Request, exc: Exception) -> Response:
     responses=responses(_row(500, MODELS_FAILED), _row(503, UNREACHABLE)),
 )
 @maps_errors(models_errors)
-def models(runtime: RuntimeDep) -> ModelList:
+def models(prompts: PromptsDep) -> ModelList:
     """The models the OpenAI-compatible endpoint lists (`GET {base_url}/models`)."""
-    return prompts(runtime).models()
+    return prompts.models()

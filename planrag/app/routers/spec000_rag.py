@@ -15,7 +15,13 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 
-from planrag.app.dependencies import AccessDep, DialectsDep, UserAccessDep
+from planrag.app.dependencies import (
+    AccessDep,
+    CollectionsDep,
+    DocumentSearchDep,
+    JsonDocumentsDep,
+    UserAccessDep,
+)
 from planrag.app.dialect_errors import (
     describe,
     dialect_route,
@@ -37,9 +43,9 @@ from planrag.app.routers.spec000_schemas import (
 )
 from planrag.core.errors import DocumentNotFound, InvalidInput, KnowledgeBaseNotFound
 from planrag.core.types import PlainText
-from planrag.services.collections import CollectionInfo
-from planrag.services.document_search import DocumentFilters
-from planrag.services.json_documents import JsonDocument, PassageNotFound, check_yyyymmdd
+from planrag.services.dialects.collections import CollectionInfo
+from planrag.services.dialects.document_search import DocumentFilters
+from planrag.services.dialects.json_documents import JsonDocument, PassageNotFound, check_yyyymmdd
 
 TAG = "spec-000 rag"
 router = APIRouter(tags=[TAG], route_class=dialect_route())
@@ -94,12 +100,12 @@ async def insert_errors(_request: Request, exc: Exception) -> Response:
 def insert(
     document: Annotated[JsonDocument, Body(openapi_examples={"news": {"value": EXAMPLE_DOCUMENT}})],
     access: AccessDep,
-    dialects: DialectsDep,
+    documents: JsonDocumentsDep,
 ) -> Received:
     """Put a JSON document into the knowledge base named by `domain` (created on first use);
     indexing runs in the background. The document id is `YYYYMMDD-title-with-hyphens`
     (`20240315-메타버스-뉴스`): inserting the same date and title again replaces the document."""
-    dialects.documents.insert(access, document)
+    documents.insert(access, document)
     return Received()
 
 
@@ -159,7 +165,7 @@ def applied_filters(**given: Any) -> dict[str, Any]:
 @maps_errors(search_errors)
 def search(
     access: UserAccessDep,
-    dialects: DialectsDep,
+    search: DocumentSearchDep,
     query_text: Annotated[Text, Query(min_length=1, max_length=2000, examples=["메타버스"])],
     top_k: Annotated[int, Query(ge=1, le=50, description="검색 결과 개수")] = 5,
     domain: Annotated[str | None, Query(examples=["news"])] = None,
@@ -184,7 +190,6 @@ def search(
     filters = DocumentFilters(
         author=author, start_date=start_date, end_date=end_date, title=title, info=info, tags=tags
     )
-    search = dialects.search
     hits = search.search(access, search.knowledge_bases(access, domain), query_text, top_k, filters)
     echoed = applied_filters(
         domain=domain,
@@ -233,7 +238,7 @@ async def delete_errors(request: Request, exc: Exception) -> Response:
 @maps_errors(delete_errors)
 def delete(
     access: UserAccessDep,
-    dialects: DialectsDep,
+    documents: JsonDocumentsDep,
     date: Annotated[Text, AfterValidator(check_yyyymmdd), Query(examples=["20240315"])],
     title: Annotated[Text, Query(examples=["메타버스 뉴스"])],
     author: Annotated[Text, Query(examples=["삼성전자"])],
@@ -241,7 +246,7 @@ def delete(
 ) -> Received:
     """Delete the document of that date and title from the domain if it is by that author.
     Deleting what is not there is not an error (the answer is the same)."""
-    dialects.documents.delete(access, domain, date, title, author)
+    documents.delete(access, domain, date, title, author)
     return Received()
 
 
@@ -281,12 +286,12 @@ async def document_errors(_request: Request, exc: Exception) -> Response:
 @maps_errors(document_errors)
 def document(
     access: UserAccessDep,
-    dialects: DialectsDep,
+    documents: JsonDocumentsDep,
     doc_id: Annotated[Text, Query(examples=["20240315-메타버스-뉴스"])],
     passage_id: Annotated[str | None, Query(description="패시지 ID (1부터)")] = None,
 ) -> DocumentBody:
     """A document with its passages (or only `passage_id`); passages appear once indexed."""
-    found = dialects.documents.get(access, doc_id, passage_id)
+    found = documents.get(access, doc_id, passage_id)
     return DocumentBody.model_validate(
         {**found.model_dump(), "passages": [p.model_dump() for p in found.passages]}
     )
@@ -337,8 +342,8 @@ SHOW_EXAMPLE = {
 @maps_errors(show_errors)
 def data_show(
     access: AccessDep,
-    dialects: DialectsDep,
+    collections: CollectionsDep,
     collection_name: Annotated[Text, Query(examples=["news"])],
 ) -> CollectionInfo:
     """The collection (knowledge base) of a domain: its record fields, partitions and counts."""
-    return dialects.collections.describe(access.read(collection_name))
+    return collections.describe(access.read(collection_name))

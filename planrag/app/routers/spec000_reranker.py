@@ -14,7 +14,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 
-from planrag.app.dependencies import DialectsDep, UserAccessDep
+from planrag.app.dependencies import DocumentSearchDep, RerankDep, UserAccessDep
 from planrag.app.dialect_errors import (
     ErrorMapper,
     body_is_empty,
@@ -45,8 +45,8 @@ from planrag.app.routers.spec000_schemas import (
 )
 from planrag.core.errors import ModelUnavailable
 from planrag.core.types import PlainText
-from planrag.services.document_search import DocumentFilters, StageFailed
-from planrag.services.reranking import RerankService
+from planrag.services.dialects.document_search import DocumentFilters, StageFailed
+from planrag.services.dialects.reranking import RerankService
 
 TAG = "spec-000 reranker"
 router = APIRouter(tags=[TAG], route_class=dialect_route())
@@ -95,7 +95,7 @@ async def enhanced_errors(_request: Request, exc: Exception) -> Response:
 @maps_errors(enhanced_errors)
 def enhanced_search(
     access: UserAccessDep,
-    dialects: DialectsDep,
+    search: DocumentSearchDep,
     query_text: Annotated[Text, Query(min_length=1, max_length=2000, examples=["메타버스"])],
     top_k: Annotated[int, Query(ge=1, le=50, description="최종 반환할 결과 개수")] = 5,
     raw_results: Annotated[int, Query(ge=1, le=50, description="RAG 초기 결과 개수")] = 20,
@@ -108,7 +108,6 @@ def enhanced_search(
     """`raw_results` passages (hybrid retrieval) → reranker → the best `top_k`; `score` is the
     reranker's, in [0, 1]. Nothing found: 200 with `F000003`."""
     filters = DocumentFilters(author=author, start_date=start_date, end_date=end_date, title=title)
-    search = dialects.search
     kbs = search.knowledge_bases(access, domain)
     hits = search.enhanced(access, kbs, query_text, top_k, raw_results, filters)
     echoed = applied_filters(
@@ -178,9 +177,9 @@ def _rerank(service: RerankService, body: RerankBody, top_k: int | None) -> Rera
     ),
 )
 @maps_errors(_rerank_errors(RERANK_FAILED))
-def rerank(body: RerankBody, dialects: DialectsDep, top_k: TopK = None) -> RerankResult:
+def rerank(body: RerankBody, reranker: RerankDep, top_k: TopK = None) -> RerankResult:
     """Rerank the given passages for the query; `score` becomes the reranker's, best first."""
-    return _rerank(dialects.rerank, body, top_k)
+    return _rerank(reranker, body, top_k)
 
 
 BATCH_EXAMPLE = [{"query": "메타버스 최신 동향", "results": [EXAMPLE_CANDIDATE]}]
@@ -205,8 +204,8 @@ def batch_rerank(
             min_length=1, max_length=100, openapi_examples={"one query": {"value": BATCH_EXAMPLE}}
         ),
     ],
-    dialects: DialectsDep,
+    reranker: RerankDep,
     top_k: TopK = None,
 ) -> list[RerankResult]:
     """Rerank the passages of each query, in order."""
-    return [_rerank(dialects.rerank, item, top_k) for item in body]
+    return [_rerank(reranker, item, top_k) for item in body]

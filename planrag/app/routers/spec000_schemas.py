@@ -8,7 +8,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.services.document_search import DocumentHit
+from planrag.services.dialects.document_search import DocumentHit
 
 EXAMPLE_DOC_ID = "20240315-메타버스-뉴스"
 EXAMPLE_TEXT = "메타버스는 비대면 시대 뜨거운 화두로 떠올랐다..."

@@ -16,12 +16,12 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from planrag.app.auth import PrincipalDep
-from planrag.app.dependencies import DialectsDep, UserAccessDep
+from planrag.app.dependencies import HealthDep, RagPipelineDep, UserAccessDep
 from planrag.core.types import KnowledgeBase
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.document_search import DocumentHit
+from planrag.services.dialects.document_search import DocumentHit
+from planrag.services.dialects.rag_pipeline import RerankOptions
 from planrag.services.health import Health
-from planrag.services.rag_pipeline import RerankOptions
 
 TAG = "spec-003"
 router = APIRouter(prefix="/api/v1", tags=[TAG])
@@ -150,13 +150,13 @@ def _knowledge_bases(access: KnowledgeBaseAccess, names: list[str] | None) -> li
 
 @router.post("/rag/retrieve", response_model=RetrieveResponse, summary="RAG retrieval")
 def rag_retrieve(
-    body: RetrieveBody, access: UserAccessDep, dialects: DialectsDep
+    body: RetrieveBody, access: UserAccessDep, pipeline: RagPipelineDep
 ) -> RetrieveResponse:
     """`naive`: dense search, hits at or above `grade`. `default` (advanced): the same
     candidates, then the optional rerank keeping `rerank.topK` at or above `rerank.score`; a
     missing or failing reranker leaves the candidates unreranked (`pipeline.rerankError`)."""
     rerank = body.rerank or RerankConfig()
-    result = dialects.pipeline.retrieve(
+    result = pipeline.retrieve(
         access,
         _knowledge_bases(access, body.knowledgeBases),
         body.query,
@@ -251,11 +251,11 @@ class SimilarityResponse(BaseModel):
     },
 )
 def similarity_search(
-    body: SimilarityBody, access: UserAccessDep, dialects: DialectsDep
+    body: SimilarityBody, access: UserAccessDep, pipeline: RagPipelineDep
 ) -> SimilarityResponse:
     """Chunks nearest to a raw query embedding (cosine, `score` in [0, 1]) in every knowledge
     base of that dimension."""
-    hits = dialects.pipeline.similar(
+    hits = pipeline.similar(
         access,
         _knowledge_bases(access, body.knowledgeBases),
         body.queryEmbedding,
@@ -271,11 +271,11 @@ def similarity_search(
     summary="Health check",
     responses={503: {"description": "the metadata DB or the vector store is down"}},
 )
-def health(dialects: DialectsDep, response: Response, principal: PrincipalDep) -> Health:
+def health(checks: HealthDep, response: Response, principal: PrincipalDep) -> Health:
     """Each store, the embedding model and the LLM: `up`, `down` (with why) or
     `not configured`. The `detail` of each (names, reasons) only for an admin caller, or for
     anyone with authentication off: the public answer is the statuses alone."""
-    report = dialects.health.check()
+    report = checks.check()
     if report.status == "down":
         response.status_code = 503
     if not principal.admin:

@@ -9,6 +9,7 @@ only through `AccessDep`, where authentication (X-API-Key / OAuth2 bearer) will 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -16,13 +17,20 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from planrag.app.dependencies import AccessDep, DialectsDep, RuntimeDep, UserAccessDep
+from planrag.app.dependencies import (
+    AccessDep,
+    AskDep,
+    DocumentSearchDep,
+    GraphExplorerDep,
+    SettingsDep,
+    UserAccessDep,
+)
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
-from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.ask import AskRequest
+from planrag.services.ask import AskRequest, AskService
+from planrag.services.graph_view import GraphExplorer
 
 TAG = "spec-004"
 URI_SCHEME = "rag://"
@@ -211,18 +219,30 @@ class RetrieveEnvelope(BaseModel):
     execution_time: float
 
 
+@dataclass(frozen=True)
+class Graph:
+    """Where background_search finds entities and relationships, and how far it walks."""
+
+    explorer: GraphExplorer
+    hops: int
+
+
 def _background(
-    body: RetrieveBody, kbs: list[KnowledgeBase], runtime: Runtime, access: KnowledgeBaseAccess
+    body: RetrieveBody,
+    kbs: list[KnowledgeBase],
+    access: KnowledgeBaseAccess,
+    ask: AskService,
+    graph: Graph,
 ) -> BackgroundResult:
     request = AskRequest(
         question=body.query, knowledge_bases=[kb.name for kb in kbs], user_id=access.user
     )
-    outcome = runtime.ask.run(request, access.readable())
+    outcome = ask.run(request, access.readable())
     if outcome.error:
         raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
-    entities, relationships = _graph_of(body.query, graphs, runtime)
+    entities, relationships = _graph_of(body.query, graphs, graph, access)
     return BackgroundResult(
         background=outcome.answer,
         entities=entities,
@@ -240,13 +260,13 @@ def _background(
 
 
 def _graph_of(
-    question: str, kbs: list[KnowledgeBase], runtime: Runtime
+    question: str, kbs: list[KnowledgeBase], graph: Graph, access: KnowledgeBaseAccess
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Spec 004's entities and relationships: what the question reaches in the KBs' graphs."""
     entities: dict[str, dict[str, Any]] = {}
     relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
     for kb in kbs:
-        found, edges = runtime.graph_explorer.about(kb, question, runtime.settings.graph.hops)
+        found, edges = graph.explorer.about(kb, question, graph.hops, documents=access.owned(kb))
         for entity in found:
             entities.setdefault(
                 entity.key,
@@ -292,8 +312,10 @@ def retrieve(
     request: Request,
     body: RetrieveBody,
     access: UserAccessDep,
-    dialects: DialectsDep,
-    runtime: RuntimeDep,
+    search: DocumentSearchDep,
+    ask: AskDep,
+    explorer: GraphExplorerDep,
+    settings: SettingsDep,
 ) -> RetrieveEnvelope:
     """`local_search`: the best `max_results` chunks of the resources (hybrid retrieval, at
     most 50 per resource). `background_search`: an answer planned and grounded by the ask
@@ -305,9 +327,10 @@ def retrieve(
     kbs = _knowledge_bases(access, body.resources)
     if body.background_search:
         return RetrieveEnvelope(
-            result=_background(body, kbs, runtime, access), execution_time=elapsed(request)
+            result=_background(body, kbs, access, ask, Graph(explorer, settings.graph.hops)),
+            execution_time=elapsed(request),
         )
-    hits = dialects.search.search(access, kbs, body.query, body.max_results)
+    hits = search.search(access, kbs, body.query, body.max_results)
     chunks = [
         LocalChunk(
             id=h.chunk_id,

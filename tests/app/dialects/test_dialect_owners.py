@@ -13,7 +13,8 @@ import pytest
 
 from planrag.core.settings import RerankSettings
 from planrag.llm.embedders import EmbedderRegistry
-from tests.app.owners import QUESTION, WORDS, team_app
+from tests.app.owners import QUESTION, WORDS, team_app, upload, wait
+from tests.app.sse import events
 
 OTHER = {"alice": "bob", "bob": "alice"}
 
@@ -140,6 +141,70 @@ def test_spec000_insert_sets_the_owner(team) -> None:  # type: ignore[no-untyped
     gone = {"date": "20250101", "title": "알파카 메모", "author": "alice", "domain": "notes"}
     assert call(team, "bob", "DELETE", "/rag/delete", params=gone).status_code == 200
     assert call(team, "alice", "GET", "/rag/document", params={"doc_id": public}).status_code == 200
+    if not heads["alice"]:  # auth off, no tags.user: an unowned document, re-insertable
+        unowned = {**doc, "title": "주인 없는 메모", "tags": {"date": "20250102"}}
+        for _ in range(2):
+            assert client.post("/rag/insert", json=unowned).status_code == 200
     theft = {**doc, "text": "바꿔치기", "tags": {"date": "20250101", "user": "bob"}}
     replaced = client.post("/rag/insert", json=theft, headers=heads["bob"])
     assert replaced.status_code == 403, replaced.text
+
+
+MUSK = "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다."
+TESLA = "Elon Musk, CEO of Tesla, met Tim Cook. 일론 머스크는 테슬라의 창업자다."
+TESLA_WORDS = ("Tesla", "테슬라", "Tim Cook")
+
+
+def test_graph_search_names_only_the_users_entities(team) -> None:  # type: ignore[no-untyped-def]
+    """On a per-user KB with a graph, entities and relations another user's document alone
+    holds never show: not in spec 004's entities, not in /retrieve's graph_metadata."""
+    client, heads, admin = team["client"], team["heads"], team["heads"]["admin"]
+    body = {"name": "graphs", "per_user": True, "graph_backend": "ontology"}
+    kb = client.post("/api/knowledge-bases", json=body, headers=admin).json()
+    for who, name, text in (("alice", "musk.txt", MUSK), ("bob", "tesla.txt", TESLA)):
+        form = {} if heads[who] else {"user_id": who}
+        made = upload(client, kb["id"], name, text, heads[who], **form)
+        assert made.status_code == 202, made.text
+    wait(client, kb["id"], admin)
+    question = {"query": "일론 머스크와 관련된 회사는?", "resources": ["rag://graphs"]}
+    got = call(
+        team, "alice", "POST", "/api/v1/retrieve", json={**question, "background_search": True}
+    )
+    assert got.status_code == 200, got.text
+    names = {e["entity"] for e in got.json()["result"]["entities"]}
+    assert "SpaceX" in names and not names & set(TESLA_WORDS)
+    assert not any(w in got.text for w in TESLA_WORDS)
+    theirs = call(
+        team, "bob", "POST", "/api/v1/retrieve", json={**question, "background_search": True}
+    )
+    assert "테슬라" in {e["entity"] for e in theirs.json()["result"]["entities"]}
+    assert "SpaceX" not in theirs.text and "Starship" not in theirs.text
+    ask = {"question": "일론 머스크와 관계있는 회사는?", "knowledge_bases": ["graphs"]}
+    if not heads["alice"]:
+        ask["user_id"] = "alice"
+    asked = client.post("/ai/v2/ask", json=ask, headers=heads["alice"])
+    assert asked.status_code == 200, asked.text
+    plan = next(d for n, d in events(asked) if n == "search_plan")["plan"]
+    assert plan["graph"]["enabled"], plan  # the ask path's graph search ran, restricted
+    assert "SpaceX" in asked.text and not any(w in asked.text for w in TESLA_WORDS)
+    if heads["alice"]:  # /retrieve names no user: with auth on the principal is the user
+        search = {"query": question["query"], "enable_graph_search": True, "top_k": 5}
+        hits = client.post(
+            f"/api/knowledge-bases/{kb['id']}/retrieve", json=search, headers=heads["alice"]
+        )
+        assert hits.status_code == 200 and hits.json(), hits.text
+        meta = hits.json()[0]["graph_metadata"]
+        assert meta and "SpaceX" in str(meta)
+        assert not any(w in hits.text for w in TESLA_WORDS)
+        # the console's graph pages: the admin sees the whole graph, alice her documents' part
+        url = f"/api/knowledge-bases/{kb['id']}/graph"
+        whole = client.get(url, headers=admin).json()
+        tesla = next(n for n in whole["nodes"] if n["name"] in TESLA_WORDS)
+        mine = client.get(url, headers=heads["alice"])
+        assert mine.status_code == 200 and "SpaceX" in mine.text, mine.text
+        assert not any(w in mine.text for w in TESLA_WORDS)
+        near = client.get(url, params={"entity": tesla["name"]}, headers=heads["alice"])
+        assert near.json()["nodes"] == [], near.text
+        sources = f"{url}/entities/{tesla['id']}/sources"
+        assert client.get(sources, headers=admin).status_code == 200
+        assert client.get(sources, headers=heads["alice"]).status_code == 404

@@ -9,6 +9,9 @@ import { useT } from "../../i18n/i18n";
 
 const FIELDS = ["title", "author", "date", "tags"] as const;
 
+// What the server parses (planrag/ingest/parsers.py, docs/formats.md).
+const ACCEPTED = ".txt,.text,.md,.markdown,.pdf,.docx,.hwpx,.hwp,.html,.htm,.csv";
+
 export function UploadZone(props: { kbId: string; onUploaded: () => void }) {
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
@@ -67,7 +70,7 @@ export function UploadZone(props: { kbId: string; onUploaded: () => void }) {
           type="file"
           multiple
           hidden
-          accept=".txt,.md,.markdown,.pdf,text/plain,text/markdown,application/pdf"
+          accept={ACCEPTED}
           data-testid="file-input"
           onChange={(e) => {
             setDone(null);

@@ -20,8 +20,8 @@ from planrag.core.filters import RetrieveFilters
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
-from planrag.services.json_documents import internal_id
+from planrag.services.dialects.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.dialects.json_documents import internal_id
 from planrag.services.ownership import restricted_ids
 from planrag.services.retrieval import RetrievalService
 

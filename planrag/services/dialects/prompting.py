@@ -12,9 +12,9 @@ from planrag.llm.chat import ChatClient, Message
 from planrag.prompts import render
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.answers import Passage, is_korean
-from planrag.services.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.dialects.document_search import DocumentFilters, DocumentHit, DocumentSearch
+from planrag.services.dialects.json_documents import check_yyyymmdd
 from planrag.services.extractive import Extractor
-from planrag.services.json_documents import check_yyyymmdd
 
 SUMMARY_DOCUMENTS = 5
 MAX_DOCUMENT_CHARS = 1500

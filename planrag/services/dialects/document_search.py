@@ -17,9 +17,14 @@ from planrag.core.strategies import StrategyName
 from planrag.core.types import DocumentStatus, Hit, KnowledgeBase, PlainText
 from planrag.llm.rerankers import RerankerKind
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.json_documents import DocumentView, check_yyyymmdd, decode_info, decode_tags
-from planrag.services.json_documents import view as document_view
-from planrag.services.reranking import RerankService
+from planrag.services.dialects.json_documents import (
+    DocumentView,
+    check_yyyymmdd,
+    decode_info,
+    decode_tags,
+)
+from planrag.services.dialects.json_documents import view as document_view
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.retrieval import RetrievalService, RetrieveRequest
 from planrag.stores.metadata import MetadataStore
 

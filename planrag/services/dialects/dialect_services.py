@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planrag.services.collections import CollectionService
-from planrag.services.document_search import DocumentSearch
+from planrag.services.dialects.collections import CollectionService
+from planrag.services.dialects.document_search import DocumentSearch
+from planrag.services.dialects.json_documents import JsonDocumentService
+from planrag.services.dialects.prompting import PromptService
+from planrag.services.dialects.rag_pipeline import RagPipeline
+from planrag.services.dialects.reranking import RerankService
 from planrag.services.health import HealthService
-from planrag.services.json_documents import JsonDocumentService
-from planrag.services.rag_pipeline import RagPipeline
-from planrag.services.reranking import RerankService
 
 
 @dataclass(frozen=True)
@@ -20,4 +21,5 @@ class DialectServices:
     pipeline: RagPipeline
     rerank: RerankService
     collections: CollectionService
-    health: HealthService
+    prompts: PromptService
+    health: HealthService  # shared: the system routes report it too

@@ -221,7 +221,8 @@ class JsonDocumentService:
             # The id is global: a document of another scope (or another user's, in a per-user
             # knowledge base) must never be replaced or moved.
             home = kb if existing.kb_id == kb.id else self._metadata.get_kb(existing.kb_id)
-            if not access.allowed(home.name) or not access.may_see(home, existing):
+            owner = existing.metadata.user_id
+            if not access.allowed(home.name) or (home.per_user and owner != access.user):
                 raise Forbidden(
                     f"document '{public}' belongs to a knowledge base outside this caller's "
                     "scope; choose another title or date",

@@ -1,0 +1,196 @@
+"""Offline tuning of graph search's scoring and merge on a KB kept by `bench.graph quality
+--data-dir` (ingested once): each question's base candidates are computed once (the retrieval
+service's own, captured where graph search would merge), then every variant of graph scoring
+(÷ n^df_power per entity, chunks scored only through entities ≥ min_hops away) and of the merge
+is scored on them in seconds.
+
+    python -m bench.graph_tune --data-dir bench/results/graph/minilm --set hotpotqa_200 \
+        --model sentence-transformers/all-MiniLM-L6-v2
+
+Prints and writes one row per variant (nDCG@10, Recall@10, all-gold Recall@10, MRR@10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.datasets import RESULTS, all_datasets
+from bench.graph import _settings
+from bench.report import load_average, log
+from planrag.executors.context import Candidate, QueryContext
+from planrag.executors.graph import GraphHit, GraphSearch, merge
+from planrag.runtime import Runtime
+from planrag.services.evaluation import DEPTH, BeirDataset, ingest_corpus
+from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at
+from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
+
+Base = list[tuple[str, str, float]]
+Merge = Callable[[Base, list[GraphHit], Callable[[list[str]], dict[str, float]]], list[str]]
+
+
+def capture(runtime: Runtime, kb_id: str, text: str) -> tuple[QueryContext, list[Candidate]]:
+    """The base strategy's candidates for one question, as graph search would receive them."""
+    seen: dict[str, object] = {}
+    graph = runtime.retrieval._graph  # noqa: SLF001 (a bench looks inside)
+    assert graph is not None
+    original = graph.augment
+
+    def spy(ctx, candidates, hops, limit, where=None):  # type: ignore[no-untyped-def]
+        seen["ctx"], seen["candidates"] = ctx, list(candidates)
+        return candidates, None
+
+    graph.augment = spy  # type: ignore[method-assign]
+    try:
+        body = RetrieveRequest.model_validate(
+            {
+                "top_k": DEPTH * 3,
+                "query": text[:MAX_QUERY_CHARS],
+                "score_threshold": 0.0,
+                "strategy": "hybrid",
+                "enable_graph_search": True,
+            }
+        )
+        runtime.retrieval.retrieve(kb_id, body)
+    finally:
+        graph.augment = original  # type: ignore[method-assign]
+    return seen["ctx"], seen["candidates"]  # type: ignore[return-value]
+
+
+def memo(
+    scores: Callable[[list[str]], dict[str, float]],
+) -> Callable[[list[str]], dict[str, float]]:
+    """Cosines of chunks to one question, each fetched once."""
+    known: dict[str, float] = {}
+
+    def run(ids: list[str]) -> dict[str, float]:
+        missing = [c for c in ids if c not in known]
+        if missing:
+            found = scores(missing)
+            known.update({c: found.get(c, 0.0) for c in missing})
+        return {c: known[c] for c in ids}
+
+    return run
+
+
+def boost(factor: float) -> Merge:
+    def run(base, hits, scores):  # type: ignore[no-untyped-def]
+        return [c for c, _, _, _ in merge(base, hits, scores, factor)]
+
+    return run
+
+
+def protect(factor: float, top: int) -> Merge:
+    """Boosted, but no chunk outside the base's top `top` rises above its `top`-th."""
+
+    def run(base, hits, scores):  # type: ignore[no-untyped-def]
+        kept = [c for c, _, _ in base[:top]]
+        rest = [c for c, _, _, _ in merge(base[top:], hits, scores, factor) if c not in kept]
+        return kept + rest
+
+    return run
+
+
+def insert(at: int, count: int, min_path: float) -> Merge:
+    """The base order, with the graph's best `count` chunks not already in the base's top `at`
+    placed from rank `at` on (path score ≥ min_path)."""
+
+    def run(base, hits, scores):  # type: ignore[no-untyped-def]
+        order = [c for c, _, _ in base]
+        head = set(order[:at])
+        picked = [h.chunk_id for h in hits if h.chunk_id not in head and h.score >= min_path]
+        picked = picked[:count]
+        rest = [c for c in order[at:] if c not in picked]
+        return order[:at] + picked + rest
+
+    return run
+
+
+MERGES: dict[str, Merge] = {
+    "boost 1.5": boost(1.5),
+    "boost 1.2": boost(1.2),
+    **{f"protect {t} ×1.5": protect(1.5, t) for t in (1, 3, 5)},
+    **{
+        f"insert @{a} ×{n} ≥{p}": insert(a, n, p)
+        for a, n, p in itertools.product((3, 5, 7, 8), (1, 2, 3), (0.0, 0.5))
+        if a + n <= 10
+    },
+}
+
+
+def scores_of(ranking: list[str], qrels: dict[str, int]) -> dict[str, float]:
+    return {
+        "ndcg@10": ndcg_at(ranking, qrels, DEPTH),
+        "recall@10": recall_at(ranking, qrels, DEPTH),
+        "all_recall@10": all_found_at(ranking, qrels, DEPTH),
+        "mrr@10": mrr_at(ranking, qrels, DEPTH),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--set", default="hotpotqa_200")
+    parser.add_argument("--model")
+    parser.add_argument("--hops", nargs="*", type=int, default=[1, 2])
+    args = parser.parse_args()
+    datasets = all_datasets()
+    datasets["hotpotqa_24"] = datasets["hotpotqa_200"].with_name("hotpotqa_24.json")
+    data = BeirDataset.load(datasets[args.set])
+    runtime = Runtime.open(_settings(str(args.data_dir), args.model))
+    rows: dict[str, dict[str, float]] = {}
+    try:
+        kb = runtime.metadata.get_kb_by_name(f"graph-{args.set}")
+        mapping = ingest_corpus(runtime, kb.id, data)  # already there: maps ids only
+        store = runtime.graphs.get(kb.graph_backend)
+        judged = [(q, t) for q, t in data.queries.items() if data.qrels.get(q)]
+        captured = [capture(runtime, kb.id, t) for _, t in judged]
+        log(f"{len(judged)} base results captured; load {load_average()}")
+
+        def add(label: str, rankings: list[list[str]]) -> None:
+            total: dict[str, float] = {}
+            for (qid, _), chunks in zip(judged, rankings, strict=True):
+                docs = list(dict.fromkeys(mapping[doc_of[c]] for c in chunks[: DEPTH * 3]))
+                for k, v in scores_of(docs, data.qrels[qid]).items():
+                    total[k] = total.get(k, 0.0) + v
+            rows[label] = {k: round(v / len(judged), 4) for k, v in total.items()}
+            log(f"{label:40s} {json.dumps(rows[label])}")
+
+        doc_of: dict[str, str] = {}
+        cosines = [memo(ctx.dense_scores) for ctx, _ in captured]
+        bases: list[Base] = []
+        for _, candidates in captured:
+            bases.append([(c.chunk_id, c.doc_id, c.score) for c in candidates])
+            doc_of.update({c.chunk_id: c.doc_id for c in candidates})
+        add("graph off", [[c for c, _, _ in b] for b in bases])
+        for hops, df_power, min_hops in itertools.product(args.hops, (0.5, 1.0), (0, 1)):
+            search = GraphSearch(store, kb.graph_backend, df_power=df_power, min_hops=min_hops)
+            results = [search.search(kb.id, ctx.text, hops, 30) for ctx, _ in captured]
+            for r in results:
+                doc_of.update({h.chunk_id: h.doc_id for h in r.hits})
+            for name, run in MERGES.items():
+                for gate in (False, True):
+                    rankings = []
+                    for cosine, base, r in zip(cosines, bases, results, strict=True):
+                        exact = any(m.exact for m in r.metadata.matched_entities)
+                        skip = gate and not (r.metadata.analysis.multi_hop or exact)
+                        hits = [] if skip else r.hits
+                        plain = [c for c, _, _ in base]
+                        rankings.append(run(base, hits, cosine) if hits else plain)
+                    label = f"{hops}h df^{df_power} min{min_hops} {name}{' gated' if gate else ''}"
+                    add(label, rankings)
+    finally:
+        runtime.close()
+    out = RESULTS / "graph" / f"tune_{args.set}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"load": load_average(), "rows": rows}, indent=2))
+    best = sorted(rows.items(), key=lambda kv: (-kv[1]["all_recall@10"], -kv[1]["ndcg@10"]))
+    for label, row in best[:25]:
+        print(f"{label:45s} {json.dumps(row)}")
+
+
+if __name__ == "__main__":
+    main()

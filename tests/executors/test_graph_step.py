@@ -1,0 +1,78 @@
+"""Graph search is an executor step: the registry puts it around any strategy, and it reads the
+knowledge base's graph from the query's store bundle (`ctx.stores.graph`), whatever backend
+that is — here the one-module toy backend of the store tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import pytest
+
+from planrag.core.errors import InvalidInput
+from planrag.core.filters import Eq
+from planrag.core.types import KnowledgeBase
+from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.graph import GraphExecutor
+from planrag.executors.registry import ExecutorRegistry
+from planrag.stores.bundle import StoreBundle
+from planrag.testing.graph_store import CORPUS
+from tests.stores.toy_graph import ToyGraphStore
+
+QUESTION = "Which company that builds rockets does Elon Musk run?"
+BASE = {"c1": ("doc-a", 0.5), "c2": ("doc-a", 0.4), "c4": ("doc-b", 0.3)}
+
+
+class Fixed:
+    """A base strategy that finds c1, c2 and c4 (not c3, which the graph reaches via SpaceX)."""
+
+    name = "fixed"
+
+    def run(self, ctx: QueryContext, params: SearchParams) -> list[Candidate]:
+        return [Candidate(chunk_id=c, doc_id=d, score=s) for c, (d, s) in BASE.items()]
+
+
+def context(graph: ToyGraphStore | None, scores: dict[str, float]) -> QueryContext:
+    now = datetime.now(UTC)
+    kb = KnowledgeBase(
+        id="kb", name="kb", embedding_model="m", embedding_dim=3, created_at=now, updated_at=now
+    )
+    stores = StoreBundle(vector=cast(Any, None), lexical=cast(Any, None), graph=graph)
+    ctx = QueryContext(kb, QUESTION, cast(Any, None), stores, chunk_filter=lambda ids, _: set())
+    ctx.dense_scores = lambda ids: {c: scores[c] for c in ids}  # type: ignore[method-assign]
+    return ctx
+
+
+@pytest.fixture
+def graph() -> ToyGraphStore:
+    store = ToyGraphStore()
+    store.add("kb", CORPUS)
+    return store
+
+
+def test_the_registry_wraps_any_strategy_in_the_graph_step(graph: ToyGraphStore) -> None:
+    registry = ExecutorRegistry([Fixed()], graph_boost=1.5)
+    assert registry.get("fixed").name == "fixed"
+    step = registry.get("fixed", graph_hops=2)
+    assert isinstance(step, GraphExecutor) and step.name == "fixed" and step.boost == 1.5
+    ctx = context(graph, {"c3": 0.2})
+    found = {c.chunk_id: c for c in step.run(ctx, SearchParams(top_k=5))}
+    assert ctx.graph is not None and ctx.graph.backend == "toy" and not ctx.graph.fallback
+    assert ctx.graph.extracted_entities[0] == "Elon Musk"
+    assert {"c1", "c2", "c3"} <= {c for c, f in found.items() if f.graph}  # Musk, then SpaceX
+    path = found["c3"].graph or 0.0  # rounded to 4 places
+    assert found["c3"].score == pytest.approx(0.2 * (1 + 0.5 * path), rel=1e-3)  # boosted
+    assert found["c4"].graph is None and found["c4"].score == pytest.approx(0.3)
+
+
+def test_filters_apply_to_chunks_only_the_graph_found(graph: ToyGraphStore) -> None:
+    step = ExecutorRegistry([Fixed()]).get("fixed", graph_hops=2)
+    ctx = context(graph, {"c3": 0.2})
+    found = step.run(ctx, SearchParams(top_k=5, where=Eq(field="doc_id", value="doc-a")))
+    assert "c3" not in {c.chunk_id for c in found}  # the chunk filter allows none
+
+
+def test_no_graph_in_the_bundle_is_a_clear_error() -> None:
+    step = ExecutorRegistry([Fixed()]).get("fixed", graph_hops=1)
+    with pytest.raises(InvalidInput, match="has no graph"):
+        step.run(context(None, {}), SearchParams(top_k=5))
