@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 
 from bench import corpus
@@ -52,6 +53,7 @@ from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.stores.milvus import MilvusStore
 from planrag.stores.search_batching import BatchingVectorStore
 from planrag.stores.vector import VectorStore
+from planrag.text.tokenizer import LexicalTokenizer
 
 CENTRES = 2000
 NOISE = 0.5
@@ -77,9 +79,10 @@ def build(data_dir: Path, chunks: int) -> tuple[str, np.ndarray]:
         base = centres(runtime.embedders.get().dimension)
         vectors, sources = synthesize(base, chunks, NOISE, seed=chunks)
         texts = corpus.text_pool()[:CENTRES]
+        tokens = LexicalTokenizer().tokenize_many(texts)  # BM25 terms: the indexes agree
         log(f"filling {chunks} chunks (synthetic vectors)")
         started = time.perf_counter()
-        fill_kb(runtime, kb.id, texts, vectors, sources)
+        fill_kb(runtime, kb.id, texts, vectors, sources, tokens)
         log(f"filled in {time.perf_counter() - started:.0f} s")
         return kb.id, base
     finally:
@@ -174,6 +177,15 @@ def questions(n: int = 5000) -> list[str]:
     return [f"{base[i % len(base)]} ({i})" for i in range(n)]
 
 
+def probe(url: str, kb_id: str) -> int:
+    """Hits of one search: the KB must still hold its vectors (a server that found the
+    documents inconsistent would have re-indexed them away)."""
+    body = {"query": "probe", "strategy": "ann", "top_k": 5}
+    response = httpx.post(f"{url}/api/knowledge-bases/{kb_id}/retrieve", json=body, timeout=300)
+    response.raise_for_status()
+    return len(response.json())
+
+
 def retrieve_phase(data_dir: Path, kb_id: str, args: argparse.Namespace) -> dict:
     report: dict[str, Any] = {}
     asked = questions()
@@ -187,6 +199,7 @@ def retrieve_phase(data_dir: Path, kb_id: str, args: argparse.Namespace) -> dict
             "PLANRAG_LOG_LEVEL": "WARNING",
         }
         with environment(env), planrag_server(data_dir, logs / "serve.log") as server:
+            hits_before = probe(server.base_url, kb_id)
             warm = asyncio.run(
                 hammer(server.base_url, kb_id, 4, 5, False, queries=asked[-200:], strategy="ann")
             )
@@ -199,6 +212,7 @@ def retrieve_phase(data_dir: Path, kb_id: str, args: argparse.Namespace) -> dict
                 )
             )  # fmt: skip
             result["load_before_after"] = [before, result.pop("load")]
+            result["hits_before_after"] = [hits_before, probe(server.base_url, kb_id)]
         report[label] = result
         log(f"retrieve, {label}: {result}")
     off = max(report["both off"]["per_s"], 1e-9)
