@@ -14,10 +14,12 @@ embedded Milvus Lite (bench.throughput: the store alone with `--clients` threads
 
 Ratios are within one run; the machine (2 cores) is shared: see the load averages in the report.
 
-A run of about 15 minutes on 2 quiet cores (estimated from its parts; the batching phase at 100k
-chunks takes ≈ 8 min of it, the shared phase ≈ 7 with 300 documents):
+A run of about 15 minutes on 2 quiet cores (an estimate from its parts, not run whole: under a
+load average of 10–15 the batching phase at 100k chunks took ≈ 5 min to fill, ≈ 2 min for the
+store runs and ≈ 14 min for the three servers' retrieve runs; quiet, ≈ 8 min is expected; the
+shared phase with 200 documents ≈ 6 min):
 
-  python -m bench.scale --docs 300 --chunks 100000 --clients 50 --seconds 20
+  python -m bench.scale --docs 200 --chunks 100000 --clients 50 --seconds 20
 
 The issue's ingestion figure wants `--docs 2000` (the default; ingestion then dominates, well over
 the quarter hour). Quick checks: `--phases batching --chunks 20000 --seconds 10` (≈ 4 min);

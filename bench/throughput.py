@@ -21,7 +21,8 @@ norm 0.5), so no passage is embedded. Then, on the same data and machine, one af
 
 Requests/s, p50/p95 latency, and for the batched runs the mean searches per Milvus call; the
 1-minute load average before and after each run (the machine is shared).
-Quick check: `--chunks 20000 --seconds 15` (≈ 5 min); the default 100k run takes ≈ 12 min.
+Quick check: `--chunks 20000 --seconds 15` (≈ 6 min under load). The default 100k run took
+≈ 25 min under a load average of 10–15 (fill 3–4 min, each server start 1–3 min).
 """
 
 from __future__ import annotations
