@@ -271,7 +271,7 @@ class Runtime:
     @cached_property
     def graph_explorer(self) -> GraphExplorer:
         """A KB's graph for the console: neighbourhoods, most connected entities, sources."""
-        return GraphExplorer(self.metadata, self.graphs)
+        return GraphExplorer(self.metadata, self.graphs, auth_enabled=self.settings.auth.enabled)
 
     @cached_property
     def ask(self) -> AskService:

@@ -1,5 +1,9 @@
 """A knowledge base's graph for people (the web console's graph view): an entity's
-neighbourhood, the most connected entities, and the passages that mention an entity."""
+neighbourhood, the most connected entities, and the passages that mention an entity.
+
+On a per-user knowledge base with auth on, a caller who is not an admin sees the graph through
+their own documents only (`RestrictedGraph`), as the document API shows them only their own
+documents: no entity, relation or passage that only another user's documents mention."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from pydantic import BaseModel, Field
 from planrag.core.errors import InvalidInput, NotFound
 from planrag.core.types import KnowledgeBase
 from planrag.executors.graph import GraphSearch
+from planrag.services.auth import Principal
+from planrag.services.ownership import OwnershipResolver
 from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
@@ -59,21 +65,32 @@ def _view(entity: Entity) -> EntityView:
 
 
 class GraphExplorer:
-    def __init__(self, metadata: MetadataStore, graphs: GraphStores) -> None:
+    def __init__(
+        self, metadata: MetadataStore, graphs: GraphStores, *, auth_enabled: bool = False
+    ) -> None:
         self._metadata = metadata
         self._graphs = graphs
+        self._auth_enabled = auth_enabled
+        self._owners = OwnershipResolver(metadata.engine)
 
-    def _store(self, kb_id: str) -> GraphStore:
+    def _store(self, kb_id: str, principal: Principal | None) -> GraphStore:
         kb = self._metadata.get_kb(kb_id)
         store = self._graphs.for_kb(kb.graph_backend)
         if store is None:
             raise InvalidInput("this knowledge base has no graph (graph_backend 'none')")
-        return store
+        if not kb.per_user or not self._auth_enabled or principal is None or principal.admin:
+            return store
+        return restricted(store, self._owners.restriction([kb], principal.id)[kb.id])
 
     def neighbourhood(
-        self, kb_id: str, entity: str | None, hops: int = 1, limit: int = 100
+        self,
+        kb_id: str,
+        entity: str | None,
+        hops: int = 1,
+        limit: int = 100,
+        principal: Principal | None = None,
     ) -> GraphNeighbourhood:
-        store = self._store(kb_id)
+        store = self._store(kb_id, principal)
         if not entity:
             return self._most_connected(kb_id, store, limit)
         matches = store.match(kb_id, [normalize(entity)], limit=1).matches
@@ -151,8 +168,10 @@ class GraphExplorer:
         result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
         return result.entities[:limit], result.edges[:limit]
 
-    def sources(self, kb_id: str, entity_id: str, limit: int = 50) -> EntitySources:
-        store = self._store(kb_id)
+    def sources(
+        self, kb_id: str, entity_id: str, limit: int = 50, principal: Principal | None = None
+    ) -> EntitySources:
+        store = self._store(kb_id, principal)
         key = entity_key(entity_id)
         found = store.entities(kb_id, [key])
         if not found:

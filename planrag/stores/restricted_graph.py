@@ -9,8 +9,10 @@ real store and are filtered here, so every backend behaves alike. (A relation's 
 traced to its chunk: when two entities both appear in an allowed chunk, a relation between
 them that another document stated still shows.)
 
-Only the reads graph search uses are restricted (`match`, `expand`, `mentions`); the others
-are the real store's (this view is for searching, not for the console's graph pages).
+Every read is restricted: graph search uses `match`, `expand` and `mentions`; the console's
+graph pages also `entities` (sources and degree counted in the allowed documents) and
+`top_entities` (the most connected of the allowed entities among the KB's `TOP_POOL`× most
+connected). `stats` stays the whole graph's counts (numbers only, no names).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from planrag.stores.graph import (
 )
 
 MENTIONS_LIMIT = 10_000  # per visibility check; beyond it an entity reads as not mentioned
+TOP_POOL = 5  # top_entities looks at this many times `limit` of the KB's most connected
 
 
 class RestrictedGraph:
@@ -64,7 +67,7 @@ class RestrictedGraph:
         visible = [m for m in found.mentions if m.doc_id in self._documents]
         return found.model_copy(update={"mentions": visible})
 
-    # The rest is the real store's.
+    # Writes and the counts are the real store's.
     def create_graph(self, kb_id: str) -> None:
         self._store.create_graph(kb_id)
 
@@ -81,10 +84,33 @@ class RestrictedGraph:
         return self._store.doc_ids(kb_id) & self._documents
 
     def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]:
-        return self._store.entities(kb_id, keys)
+        self._load(kb_id, keys)
+        infos = [i for i in self._store.entities(kb_id, keys) if self._chunks[i.entity.key]]
+        degrees = self._degrees(kb_id, [i.entity.key for i in infos])
+        return [
+            i.model_copy(
+                update={
+                    "sources": len(self._chunks[i.entity.key]),
+                    "degree": degrees.get(i.entity.key, 0),
+                }
+            )
+            for i in infos
+        ]
+
+    def _degrees(self, kb_id: str, keys: list[str]) -> dict[str, int]:
+        """Visible relations per entity, both directions."""
+        if not keys:
+            return {}
+        wanted, found = set(keys), dict.fromkeys(keys, 0)
+        for edge in self.expand(kb_id, keys, limit=MENTIONS_LIMIT).edges:
+            for key in {edge.source.key, edge.target.key} & wanted:
+                found[key] += 1
+        return found
 
     def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
-        return self._store.top_entities(kb_id, limit)
+        pool = self._store.top_entities(kb_id, limit=limit * TOP_POOL)
+        infos = self.entities(kb_id, [i.entity.key for i in pool])
+        return sorted(infos, key=lambda i: (-i.degree, -i.sources, i.entity.key))[:limit]
 
     def stats(self, kb_id: str) -> GraphStats:
         return self._store.stats(kb_id)

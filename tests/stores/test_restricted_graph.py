@@ -48,3 +48,15 @@ def test_graph_search_through_the_view_names_nothing_else(store) -> None:  # typ
     assert {h.chunk_id for h in result.hits} <= {"c3", "c4"}
     nothing = restricted(store, frozenset())
     assert GraphSearch(nothing, "ontology").search("kb", "What does SpaceX do?", 2, 10).hits == []
+
+
+def test_the_console_reads_count_only_the_allowed_documents(store) -> None:  # type: ignore[no-untyped-def]
+    view = RestrictedGraph(store, frozenset({"doc-b"}))
+    infos = {i.entity.name: i for i in view.entities("kb", [key("SpaceX"), key("Elon Musk")])}
+    assert set(infos) == {"SpaceX"}  # Musk is only in doc-a
+    whole = {i.entity.name: i for i in store.entities("kb", [key("SpaceX")])}["SpaceX"]
+    assert infos["SpaceX"].degree == 1 < whole.degree  # builds Starship; not is_CEO_of
+    assert infos["SpaceX"].sources <= whole.sources
+    top = [i.entity.name for i in view.top_entities("kb", limit=10)]
+    assert "SpaceX" in top and "Elon Musk" not in top and "Tesla" not in top
+    assert top == [i.entity.name for i in view.top_entities("kb", limit=len(top))]

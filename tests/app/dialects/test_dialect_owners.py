@@ -196,3 +196,15 @@ def test_graph_search_names_only_the_users_entities(team) -> None:  # type: igno
         meta = hits.json()[0]["graph_metadata"]
         assert meta and "SpaceX" in str(meta)
         assert not any(w in hits.text for w in TESLA_WORDS)
+        # the console's graph pages: the admin sees the whole graph, alice her documents' part
+        url = f"/api/knowledge-bases/{kb['id']}/graph"
+        whole = client.get(url, headers=admin).json()
+        tesla = next(n for n in whole["nodes"] if n["name"] in TESLA_WORDS)
+        mine = client.get(url, headers=heads["alice"])
+        assert mine.status_code == 200 and "SpaceX" in mine.text, mine.text
+        assert not any(w in mine.text for w in TESLA_WORDS)
+        near = client.get(url, params={"entity": tesla["name"]}, headers=heads["alice"])
+        assert near.json()["nodes"] == [], near.text
+        sources = f"{url}/entities/{tesla['id']}/sources"
+        assert client.get(sources, headers=admin).status_code == 200
+        assert client.get(sources, headers=heads["alice"]).status_code == 404
