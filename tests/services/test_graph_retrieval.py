@@ -125,16 +125,37 @@ def test_graph_fallback_and_refusals(client: TestClient) -> None:
     )
 
 
-def test_boost_and_rescale() -> None:
-    base = [("a", "d1", 0.8), ("b", "d2", 0.6)]
-    graph = [GraphHit("b", "d2", 1.0, ["X"]), GraphHit("c", "d3", 0.5, ["Y"])]
-    merged = merge(base, graph, lambda ids: {"c": 0.4}, boost=1.5)
-    # b: 0.6·1.5 = 0.9; c: 0.4·1.25 = 0.5; a: 0.8 (nothing over 1: no rescale)
-    assert [(c, round(s, 4)) for c, _, s, _ in merged] == [("b", 0.9), ("a", 0.8), ("c", 0.5)]
-    over = merge([("a", "d1", 0.9)], [GraphHit("a", "d1", 1.0, [])], lambda ids: {}, 1.5)
-    assert over[0][2] == 1.0  # 1.35 rescaled
-    assert [h is not None for _, _, _, h in merged] == [True, False, True]
-    assert merge(base, [], lambda ids: {}, 1.5) == [("a", "d1", 0.8, None), ("b", "d2", 0.6, None)]
+def test_merge_keeps_the_top_boosts_below_and_appends_graph_chunks() -> None:
+    base = [("a", "d1", 0.9), ("b", "d2", 0.8), ("d", "d4", 0.7), ("c", "d3", 0.5)]
+    base += [("e", "d5", 0.3)]
+    graph = [
+        GraphHit("b", "d2", 1.0, ["X"]),  # in the kept top: stays where it is
+        GraphHit("c", "d3", 1.0, ["X"]),  # 0.5 × 1.5 = 0.75: above d
+        GraphHit("d", "d4", 1.0, ["X"]),  # 0.7 × 1.5 = 1.05, capped at the last kept (0.8)
+        GraphHit("e", "d5", 0.2, ["Y"]),  # 0.3 × 1.1 = 0.33
+        GraphHit("x", "d6", 1.0, ["Z"], hops=1),  # graph only: path × cosine 0.95, appended
+        GraphHit("y", "d7", 0.5, ["Z"], hops=1),  # graph only: 0.5 × 0.99, not (add=1)
+    ]
+    cosines = {"x": 0.95, "y": 0.99}
+    merged = merge(base, graph, lambda ids: {c: cosines[c] for c in ids}, 1.5, keep=2, add=1)
+    # x follows the base's candidates at their lowest score: its cosine (another scale than
+    # fusion scores) never places it.
+    assert [(c, round(s, 4)) for c, _, s, _ in merged] == [
+        ("a", 0.9),
+        ("b", 0.8),
+        ("d", 0.8),
+        ("c", 0.75),
+        ("e", 0.33),
+        ("x", 0.3),
+    ]
+    assert [h is not None for _, _, _, h in merged] == [False, True, True, True, True, True]
+    assert merge(base[:2], [], lambda ids: {}, 1.5) == [
+        ("a", "d1", 0.9, None),
+        ("b", "d2", 0.8, None),
+    ]
+    # Without base candidates, graph chunks score their cosine, boosted.
+    alone = merge([], graph[4:], lambda ids: {"x": 0.4, "y": 0.6}, 1.5, add=2)
+    assert [(c, round(s, 4)) for c, _, s, _ in alone] == [("y", 0.75), ("x", 0.6)]
 
 
 def test_question_analysis() -> None:
