@@ -80,9 +80,18 @@ def _add_document(runtime: Runtime, kb_id: str, number: int, texts: list[str]) -
 
 
 def fill_kb(
-    runtime: Runtime, kb_id: str, texts: list[str], vectors: np.ndarray, sources: np.ndarray
+    runtime: Runtime,
+    kb_id: str,
+    texts: list[str],
+    vectors: np.ndarray,
+    sources: np.ndarray,
+    tokens: list[list[str]] | None = None,
 ) -> None:
-    """Documents of CHUNKS_PER_DOC chunks, status completed, vectors upserted in large batches."""
+    """Documents of CHUNKS_PER_DOC chunks, status completed, vectors upserted in large batches.
+
+    With `tokens` (the lexical tokens of each text) every chunk gets its BM25 terms, so the
+    documents' indexes agree and a server's start-up check leaves them alone; without, a
+    `planrag serve` on this data dir re-indexes (and, having no files, fails) every document."""
     pending: list[VectorRecord] = []
     for number, start in enumerate(range(0, len(vectors), CHUNKS_PER_DOC)):
         rows = range(start, min(start + CHUNKS_PER_DOC, len(vectors)))
@@ -92,7 +101,10 @@ def fill_kb(
             Chunk(id=f"{doc_id}:{pos}", doc_id=doc_id, position=pos, text=text, end=len(text))
             for pos, text in enumerate(chunk_texts)
         ]
-        runtime.metadata.replace_chunks(doc_id, chunks)
+        terms = None
+        if tokens is not None:
+            terms = {c.id: tokens[sources[i]] for c, i in zip(chunks, rows, strict=True)}
+        runtime.metadata.replace_chunks(doc_id, chunks, terms)
         pending += [
             VectorRecord(
                 chunk_id=chunk.id,

@@ -1,15 +1,29 @@
-"""Several processes over shared stores (issue 14): Milvus Lite's gRPC server + PostgreSQL
+"""Throughput beyond one request at a time (issue 14), two parts, each optional (`--phases`):
+
+shared — several processes over shared stores: Milvus Lite's gRPC server + PostgreSQL
 (pgserver), the ingestion queue in the metadata DB.
+  1. Ingestion of `--docs` Korean news items (../shared/data/ko_news_2017) with 1 worker
+     process, then (a fresh KB) with 2 — one of them SIGKILLed midway: documents/s of each, and
+     the check that every document ended `completed` once with no duplicate passages.
+  2. Retrieve throughput (hybrid, `--clients` concurrent clients for `--seconds`) against
+     `serve --workers 1` and `--workers 2`: requests/s and p50/p95; the same for `/ai/v2/ask`
+     without an LLM (whole SSE answers).
+batching — the micro-batchers off against on, at `--chunks` chunks of synthetic vectors in
+embedded Milvus Lite (bench.throughput: the store alone with `--clients` threads, then
+`/retrieve` over HTTP with both batchers off, query embedding only, both on).
 
-  python -m bench.scale --docs 2000 --clients 50 --seconds 30
+Ratios are within one run; the machine (2 cores) is shared: see the load averages in the report.
 
-1. Ingestion of `--docs` Korean news items (../shared/data/ko_news_2017) with 1 worker process, then
-   (a fresh KB) with 2 — one of them SIGKILLed midway: documents/s of each, and the check that
-   every document ended `completed` once with no duplicate passages (vectors = chunks).
-2. Retrieve throughput (hybrid, `--clients` concurrent clients for `--seconds`) against
-   `serve --workers 1` and `--workers 2`: requests/s and p50/p95; the same for `/ai/v2/ask`
-   without an LLM (whole SSE answers).
-Ratios are within one run; the machine (2 cores) is shared: see `load` in the report.
+A run of about 15 minutes on 2 quiet cores (an estimate from its parts, not run whole: under a
+load average of 10–15 the batching phase at 100k chunks took ≈ 5 min to fill, ≈ 2 min for the
+store runs and ≈ 14 min for the three servers' retrieve runs; quiet, ≈ 8 min is expected; the
+shared phase with 200 documents ≈ 6 min):
+
+  python -m bench.scale --docs 200 --chunks 100000 --clients 50 --seconds 20
+
+The issue's ingestion figure wants `--docs 2000` (the default; ingestion then dominates, well over
+the quarter hour). Quick checks: `--phases batching --chunks 20000 --seconds 10` (≈ 4 min);
+`--phases shared --docs 20 --clients 4 --seconds 5` (≈ 3 min). Results: bench/results/scale.json.
 """
 
 from __future__ import annotations
@@ -19,6 +33,7 @@ import csv
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +50,7 @@ from bench.server import free_port
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 NEWS_CSV = SHARED / "data" / "ko_news_2017" / "korean_newspapers_twitter_2017.csv"
+CONNECT_TIMEOUT_S = 120  # every client of the Milvus Lite server retries connecting this long
 QUERIES = [
     "북한 미사일 발사",
     "사드 배치 논란",
@@ -43,6 +59,21 @@ QUERIES = [
     "탈원전",
     "최저임금 인상",
 ]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], deadline_s: float) -> None:
+    """Until the server accepts connections (a loaded machine starts it slowly)."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"milvus-lite server exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"milvus-lite server silent for {deadline_s} s") from None
+            time.sleep(0.5)
 
 
 @contextmanager
@@ -56,6 +87,7 @@ def shared_stores(root: Path) -> Iterator[dict[str, str]]:
          str(root / "milvus"), "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
+    wait_for_port(port, milvus, deadline_s=120)
     (root / "pg").mkdir(mode=0o755)
     postgres = EmbeddedPostgres(root / "pg" / "data")
     postgres.start()
@@ -65,6 +97,7 @@ def shared_stores(root: Path) -> Iterator[dict[str, str]]:
             **os.environ,
             "PLANRAG_DATA_DIR": str(root / "data"),
             "PLANRAG_MILVUS__URI": f"http://127.0.0.1:{port}",
+            "PLANRAG_MILVUS__CONNECT_TIMEOUT_S": str(CONNECT_TIMEOUT_S),
             "PLANRAG_DB__URL": sqlalchemy_url(conninfo),
             "PLANRAG_PG__URL": conninfo,
             "PLANRAG_INGEST__QUEUE": "database",
@@ -164,7 +197,7 @@ def ingestion(
             stop(proc)
     from planrag.stores.milvus import MilvusStore
 
-    store = MilvusStore(env["PLANRAG_MILVUS__URI"])
+    store = MilvusStore(env["PLANRAG_MILVUS__URI"], connect_timeout_s=CONNECT_TIMEOUT_S)
     vectors = store.count(kb["id"])
     store.close()
     completed = [d for d in docs if d["status"] == "completed"]
@@ -181,7 +214,17 @@ def ingestion(
     }
 
 
-async def hammer(url: str, kb_id: str, clients: int, seconds: float, ask: bool) -> dict:
+async def hammer(
+    url: str,
+    kb_id: str,
+    clients: int,
+    seconds: float,
+    ask: bool,
+    queries: list[str] = QUERIES,
+    strategy: str = "hybrid",
+) -> dict:
+    """`clients` concurrent clients asking (SSE, whole answers) or retrieving (`strategy`,
+    top 5) for `seconds`, cycling through `queries`."""
     latencies: list[float] = []
     errors = 0
     deadline = time.monotonic() + seconds
@@ -191,9 +234,10 @@ async def hammer(url: str, kb_id: str, clients: int, seconds: float, ask: bool) 
         async with httpx.AsyncClient(timeout=300) as client:
             n = i
             while time.monotonic() < deadline:
-                query = QUERIES[n % len(QUERIES)]
+                query = queries[n % len(queries)]
                 n += clients
                 started = time.perf_counter()
+                body: dict[str, Any]
                 try:
                     if ask:
                         body = {"question": query, "knowledge_bases": ["ingest-2"]}
@@ -201,7 +245,7 @@ async def hammer(url: str, kb_id: str, clients: int, seconds: float, ask: bool) 
                             async for _ in r.aiter_bytes():
                                 pass
                     else:
-                        body = {"query": query, "strategy": "hybrid", "top_k": 5}
+                        body = {"query": query, "strategy": strategy, "top_k": 5}
                         r = await client.post(
                             f"{url}/api/knowledge-bases/{kb_id}/retrieve", json=body
                         )
@@ -225,15 +269,7 @@ async def hammer(url: str, kb_id: str, clients: int, seconds: float, ask: bool) 
     }
 
 
-def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--docs", type=int, default=2000)
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=30)
-    args = parser.parse_args()
-    report: dict[str, Any] = {"machine": machine(), "docs": args.docs}
+def shared_phase(args: Any, report: dict[str, Any]) -> None:
     root = Path(tempfile.mkdtemp(prefix="planrag-bench-scale-"))
     root.chmod(0o755)
     logs = RESULTS_DIR / "scale-logs"
@@ -272,6 +308,29 @@ def main() -> None:
         ),
     }
     log(f"ratios: {report['ratios']}")
+
+
+def main() -> None:
+    import argparse
+
+    from bench import throughput
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--phases", nargs="*", choices=["shared", "batching"], default=["shared", "batching"]
+    )
+    parser.add_argument("--docs", type=int, default=2000, help="news items ingested (shared)")
+    throughput.add_arguments(parser)  # --chunks, --clients, --seconds, --embed-threads
+    args = parser.parse_args()
+    report: dict[str, Any] = {"machine": machine(), "docs": args.docs, "chunks": args.chunks}
+    started = time.perf_counter()
+    if "shared" in args.phases:
+        shared_phase(args, report)
+    if "batching" in args.phases:
+        report["batching"] = throughput.run(args, ["store", "retrieve"])
+    report["minutes"] = round((time.perf_counter() - started) / 60, 1)
     log(f"wrote {write_json(RESULTS_DIR / 'scale.json', report)}")
 
 

@@ -60,3 +60,28 @@ def test_our_keepalive_options_reach_the_connection(milvus_server: str) -> None:
     finally:
         store.close()
         plain.close()
+
+
+def test_concurrent_searches_share_one_call_through_a_server_uri(milvus_server: str) -> None:  # noqa: F811
+    """The search batcher over a Milvus server reached by URI, as over Milvus Lite's data dir."""
+    import numpy as np
+
+    from planrag.stores.search_batching import BatchingVectorStore
+    from planrag.testing.vector_store import DIM, assert_same_hits, records, unit
+    from tests.stores.test_search_batching import LONG, SpyMilvusStore, at_once
+
+    _drop_everything(milvus_server)
+    store = SpyMilvusStore(milvus_server)
+    try:
+        vectors = unit(np.random.default_rng(8), 20)
+        store.create_collection("kb", DIM, "L2")
+        store.upsert("kb", records(vectors))
+        batching = BatchingVectorStore(store, window_s=LONG, max_batch=8)
+        found = at_once(
+            [lambda i=i: batching.search("kb", vectors[i].tolist(), 3) for i in range(8)]
+        )
+        assert store.batches == [8]
+        for i, hits in enumerate(found):
+            assert_same_hits(hits, store.search("kb", vectors[i].tolist(), 3))  # type: ignore[arg-type]
+    finally:
+        store.close()
