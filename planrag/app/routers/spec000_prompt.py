@@ -154,6 +154,8 @@ async def chat_errors(_request: Request, exc: Exception) -> Response:
     responses=responses(
         _row(400, QUESTION_REQUIRED),
         _row(400, INVALID_REQUEST),
+        _row(403, INVALID_REQUEST),  # a knowledge base outside the caller's scope; another user
+        _row(404, INVALID_REQUEST),  # a knowledge base that does not exist
         _row(500, CHAT_FAILED),
         _row(503, UNREACHABLE),
     ),
