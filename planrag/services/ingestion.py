@@ -28,6 +28,7 @@ from planrag.core.errors import (
     NotFound,
     ParseError,
     PlanragError,
+    StoreUnavailable,
     UploadTooLarge,
 )
 from planrag.core.filters import Eq, In
@@ -694,8 +695,9 @@ class IngestionService:
 
     def _give_up(self, doc: Document, exc: Exception) -> Document:
         """A document whose indexing stopped: `error` with the reason, except when the server
-        is shutting down — then it stays `processing`, and start-up indexes it again."""
-        if isinstance(exc, ShuttingDown) and self._closed:
+        is shutting down — then it stays `processing`, and start-up indexes it again (the
+        stores closing under a write is the same shutdown, seen from the store)."""
+        if isinstance(exc, ShuttingDown | StoreUnavailable) and self._closed:
             log.info("indexing of %s (%s) stopped by shutdown", doc.id, doc.filename)
             return doc
         return self._fail(doc, _reason(exc))

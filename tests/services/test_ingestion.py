@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planrag.core.errors import StoreUnavailable
 from planrag.core.filters import Eq
 from planrag.core.types import Chunk, DocumentMetadata, DocumentStatus
 from planrag.runtime import Runtime
@@ -122,3 +123,25 @@ def test_title_vectors_are_built_by_the_first_query_that_weighs_titles(runtime: 
     )
     assert weighted[0].metadata.title_score is not None
     assert set(runtime.vectors.title_scores(kb.id, probe, [doc.id])) == {doc.id}
+
+
+def test_stores_closing_under_a_write_at_shutdown_leave_the_document_to_resume(
+    runtime: Runtime, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Shutdown closes the stores while a document is being written: that is the shutdown, not
+    a bad document — it stays `processing` (start-up indexes it again), never `error`."""
+    kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="kb"))
+    doc = runtime.ingestion.upload(
+        kb.id, [UploadItem(filename="t.txt", data=TEXT.encode())], background=False
+    )[0]
+
+    def closing(*args: object, **kwargs: object) -> None:
+        runtime.ingestion._closed = True  # the runtime is closing: ingestion first, then stores
+        raise StoreUnavailable("the vector stores are closed (shutting down)")
+
+    monkeypatch.setattr(runtime.ingestion, "_write", closing)
+    runtime.ingestion.index(doc.id)
+    assert runtime.metadata.get_document(doc.id).status == DocumentStatus.processing
+    monkeypatch.undo()
+    runtime.ingestion._closed = False
+    assert runtime.ingestion.index(doc.id).status == DocumentStatus.completed  # as start-up does
