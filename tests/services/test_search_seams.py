@@ -50,7 +50,7 @@ def test_searches_never_calibrate(runtime: Runtime, monkeypatch: pytest.MonkeyPa
         return measure(self, kb, embedder, size)
 
     monkeypatch.setattr(FusionCalibrator, "_measure", counting)
-    # The KB "grew" by far more than 25 % since its calibration: still no search calibrates.
+    # The KB "grew" far beyond twice its calibrated size: still no search calibrates.
     stale = calibration.model_copy(update={"chunk_count": 2})
     runtime.metadata.update_kb(kb.id, {"calibration": stale.model_dump(mode="json")})
     request = RetrieveRequest(query="museum closed on Mondays", strategy="hybrid", top_k=3)
