@@ -5,6 +5,7 @@ duplicate passages, and both API processes serve the new BM25 terms. Real proces
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -39,10 +40,13 @@ def _planrag(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: _stop reaches uvicorn's workers too
     )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the process and everything it started (a supervisor killed before its workers
+    would leave them running after the test)."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -50,6 +54,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # any worker left in the group
 
 
 @pytest.fixture
