@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import core_schema
+from planrag.core.registered_names import RegisteredName
 
 NO_GRAPH = "none"
 BUILTIN_MODULES = ("planrag.stores.ontology", "planrag.stores.neo4j")
@@ -66,21 +64,6 @@ def _check(value: str) -> str:
     return value
 
 
-class _Registered:
-    """Pydantic annotation: `none` or a registered backend; the JSON Schema enum is read from
-    the catalogue each time a schema is generated."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(_check, handler(source))
-
-    def __get_pydantic_json_schema__(
-        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        json_schema = handler(schema)
-        json_schema["enum"] = [NO_GRAPH, *graph_backend_names()]
-        return json_schema
-
-
-GraphBackendName = Annotated[str, _Registered()]
+GraphBackendName = Annotated[
+    str, RegisteredName(_check, lambda: [NO_GRAPH, *graph_backend_names()])
+]

@@ -46,9 +46,10 @@ WEAK_LEG_RATIO = 0.6
 # Matching halves flatters the lexical leg a little (halves share names and terms, real
 # questions paraphrase): the dense MRR counts 3 % more. The calibration's ratio predicts which
 # leg a set wants well, but the legs' MRRs sit within ±7 % of each other on every set we have,
-# so the mapping is steep: e5 on ../shared/data — allganize 0.95 → dense 0.42, CISI 0.95 → 0.40,
-# publichealthqa 1.05 → 0.79, HotpotQA-200 1.06 → 0.81 (each near its set's best weight; the
-# old squared ratio with a 1.2 prior gave 0.56–0.62 everywhere; docs/benchmarks.md).
+# so the mapping is steep. e5 on the evaluation sets (bench/): allganize 0.95 → dense 0.42,
+# CISI 0.95 → 0.40, publichealthqa 1.05 → 0.79, HotpotQA-200 1.06 → 0.81 (each near its set's
+# best weight; the old squared ratio with a 1.2 prior gave 0.56–0.62 everywhere;
+# docs/benchmarks.md).
 DENSE_PRIOR = 1.03
 SHARPNESS = 16
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")

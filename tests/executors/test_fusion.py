@@ -64,7 +64,7 @@ def test_weights() -> None:
     balanced = weights_for(LegQuality(dense_mrr=0.67, lexical_mrr=0.61, queries=48))[0]
     assert 0.5 < balanced < 0.9
     assert weights_for(LegQuality(dense_mrr=0.0, lexical_mrr=0.0, queries=48))[0] == 0.5
-    # e5 on ../shared/data: the calibration's ratio decides the side, steeply
+    # e5 on the evaluation sets: the calibration's ratio decides the side, steeply
     assert weights_for(LegQuality(dense_mrr=0.754, lexical_mrr=0.793, queries=48))[0] < 0.45
     assert weights_for(LegQuality(dense_mrr=0.926, lexical_mrr=0.871, queries=48))[0] > 0.75
 
