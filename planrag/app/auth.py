@@ -68,14 +68,14 @@ async def _resolve(runtime: Runtime, api_key: str | None, token: str | None) -> 
     return None
 
 
-def current_principal(request: Request) -> Principal:
+async def current_principal(request: Request) -> Principal:
     return getattr(request.state, "principal", ANONYMOUS)
 
 
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
 
 
-def require_admin(principal: PrincipalDep) -> Principal:
+async def require_admin(principal: PrincipalDep) -> Principal:
     """Only an admin key or user (or anyone with authentication off) gets past."""
     if not principal.admin:
         raise Forbidden("this route needs an admin key or user (planrag keys create --admin)")

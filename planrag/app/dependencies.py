@@ -31,7 +31,11 @@ from planrag.services.reindex import ReindexService
 from planrag.services.retrieval import RetrievalService
 
 
-def get_runtime(request: Request) -> Runtime:
+# Dependencies that only hand out a service are `async def`: FastAPI runs a plain `def` one in
+# its thread pool, and under a burst of requests every such hop waits for a thread and the GIL
+# (six hops before an ask's handler ran, measured: docs/benchmarks.md, first SSE event). None of
+# them does I/O; the services are built once (the runtime's cached properties).
+async def get_runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
 
@@ -60,19 +64,19 @@ async def resolve_kb_path(request: Request) -> None:
 
 
 # Narrow dependencies: a route names the one service it uses, not the whole runtime.
-def get_ask(runtime: RuntimeDep) -> AskService:
+async def get_ask(runtime: RuntimeDep) -> AskService:
     return runtime.ask
 
 
-def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
+async def get_retrieval(runtime: RuntimeDep) -> RetrievalService:
     return runtime.retrieval
 
 
-def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
+async def get_knowledge_bases(runtime: RuntimeDep) -> KnowledgeBaseService:
     return runtime.knowledge_bases
 
 
-def get_settings_of(runtime: RuntimeDep) -> Settings:
+async def get_settings_of(runtime: RuntimeDep) -> Settings:
     return runtime.settings
 
 
@@ -82,7 +86,7 @@ KnowledgeBasesDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_bases)
 SettingsDep = Annotated[Settings, Depends(get_settings_of)]
 
 
-def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
+async def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
     """Which knowledge bases this request may use: the authenticated principal's scope
     (planrag.app.auth puts it on the request; without auth, every knowledge base), and who the
     caller is (whose documents of a per-user knowledge base it sees)."""
@@ -92,7 +96,7 @@ def get_kb_access(request: Request, runtime: RuntimeDep) -> KnowledgeBaseAccess:
     return KnowledgeBaseAccess(runtime.metadata, runtime.knowledge_bases, scope, caller)
 
 
-def get_dialects(runtime: RuntimeDep) -> DialectServices:
+async def get_dialects(runtime: RuntimeDep) -> DialectServices:
     return runtime.dialects
 
 
@@ -103,31 +107,31 @@ DialectsDep = Annotated[DialectServices, Depends(get_dialects)]
 # product routes: the narrow dependencies of the non-spec routers (documents, knowledge bases,
 # ask, retrieve, admin, graph, system, OpenAI chat). A route names the services it uses; none
 # takes the whole runtime.
-def get_document_service(runtime: RuntimeDep) -> DocumentService:
+async def get_document_service(runtime: RuntimeDep) -> DocumentService:
     return runtime.documents
 
 
-def get_conversations(runtime: RuntimeDep) -> ConversationService:
+async def get_conversations(runtime: RuntimeDep) -> ConversationService:
     return runtime.conversations
 
 
-def get_reindex(runtime: RuntimeDep) -> ReindexService:
+async def get_reindex(runtime: RuntimeDep) -> ReindexService:
     return runtime.reindex
 
 
-def get_embedders(runtime: RuntimeDep) -> EmbedderRegistry:
+async def get_embedders(runtime: RuntimeDep) -> EmbedderRegistry:
     return runtime.embedders
 
 
-def get_auth_service(runtime: RuntimeDep) -> AuthService:
+async def get_auth_service(runtime: RuntimeDep) -> AuthService:
     return runtime.auth
 
 
-def get_graph_explorer(runtime: RuntimeDep) -> GraphExplorer:
+async def get_graph_explorer(runtime: RuntimeDep) -> GraphExplorer:
     return runtime.graph_explorer
 
 
-def get_health(runtime: RuntimeDep) -> HealthService:
+async def get_health(runtime: RuntimeDep) -> HealthService:
     return runtime.dialects.health
 
 
@@ -142,27 +146,27 @@ HealthDep = Annotated[HealthService, Depends(get_health)]
 
 # spec dialects: the narrow dependencies of the spec 000/003/004 routers (with AskDep,
 # SettingsDep, ConversationsDep, GraphExplorerDep, HealthDep above). None takes the runtime.
-def get_json_documents(dialects: DialectsDep) -> JsonDocumentService:
+async def get_json_documents(dialects: DialectsDep) -> JsonDocumentService:
     return dialects.documents
 
 
-def get_document_search(dialects: DialectsDep) -> DocumentSearch:
+async def get_document_search(dialects: DialectsDep) -> DocumentSearch:
     return dialects.search
 
 
-def get_rag_pipeline(dialects: DialectsDep) -> RagPipeline:
+async def get_rag_pipeline(dialects: DialectsDep) -> RagPipeline:
     return dialects.pipeline
 
 
-def get_rerank(dialects: DialectsDep) -> RerankService:
+async def get_rerank(dialects: DialectsDep) -> RerankService:
     return dialects.rerank
 
 
-def get_collections(dialects: DialectsDep) -> CollectionService:
+async def get_collections(dialects: DialectsDep) -> CollectionService:
     return dialects.collections
 
 
-def get_prompts(dialects: DialectsDep) -> PromptService:
+async def get_prompts(dialects: DialectsDep) -> PromptService:
     return dialects.prompts
 
 
@@ -179,7 +183,7 @@ USER_ID_HELP = (
 )
 
 
-def get_user_access(
+async def get_user_access(
     access: AccessDep,
     user_id: Annotated[str | None, Query(max_length=200, description=USER_ID_HELP)] = None,
 ) -> KnowledgeBaseAccess:

@@ -240,6 +240,16 @@ class AskSettings(BaseModel):
     relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)
+    # Asks whose CPU-heavy part (search: query embedding, BM25, vector search; the evidence
+    # check and the extractive answer) runs at once, each on a thread of its own. Further asks
+    # wait for a turn holding no thread, while the server keeps accepting requests, planning
+    # them and sending their `search_plan` events. 0: no limit (every search goes to the
+    # default thread pool, as before this setting).
+    search_concurrency: int = Field(default=4, ge=0, le=256)
+    # Admitted searches wait while other asks are being planned (their scope read, their plan
+    # made), so a burst's first events go out before its searches take the CPU. Plans are a few
+    # milliseconds each: searches are delayed, not starved. Needs search_concurrency > 0.
+    plans_before_searches: bool = True
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
     # Conversations (follow-up questions): turns kept per conversation, days an idle

@@ -8,9 +8,9 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +29,7 @@ from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
+from planrag.services.admission import StageAdmission
 from planrag.services.answers import Passage
 from planrag.services.ask_events import (
     AnswerEvent,
@@ -56,7 +57,8 @@ from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
 
 log = logging.getLogger(__name__)
-PLANNING_THREADS = 8
+FRONT_THREADS = 8  # scope reads and planning of asks, ahead of searches
+T = TypeVar("T")
 
 
 class LLMChoice(BaseModel):
@@ -187,13 +189,22 @@ class AskService:
         self._chat = chat
         self._strategies = list(strategies)
         self.traces = traces
-        self._planning_pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="plan")
+        # Planning has its own threads and goes ahead of other asks' searches, which are
+        # bounded (AskSettings.search_concurrency, plans_before_searches; services/admission.py).
+        self._stages = StageAdmission(
+            FRONT_THREADS, settings.ask.search_concurrency, settings.ask.plans_before_searches
+        )
         self._owners = OwnershipResolver(metadata.engine)
 
     # ------------------------------------------------------------------ planning
 
     def close(self) -> None:
-        self._planning_pool.shutdown(wait=False, cancel_futures=True)
+        self._stages.close()
+
+    async def front(self, work: Callable[[], T]) -> T:
+        """Work of an ask before its first event (the router's metadata reads): on the planning
+        threads, ahead of other asks' searches."""
+        return await self._stages.front(work)
 
     def scope(
         self, request: PlanRequest, readable: list[KnowledgeBase], doc_id: str | None = None
@@ -278,33 +289,41 @@ class AskService:
             passages: list[Passage] = []
             exists = False
             if envelope.plan.mode != "direct":
-                passages = await self._search_stage(run, envelope, readable)
-                exists = self._exists(envelope.plan, request.question, passages, readable)
+                passages, exists = await self._search_stage(run, envelope, readable)
                 for event in _evidence_events(passages, exists, run.record.stages, envelope):
                     yield event
             answered = passages if exists else []
             async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
                 yield answer_event
-            yield run.end(passages)
+            last: AskEvent = run.end(passages)
         except asyncio.CancelledError:
             run.trace.status = "cancelled"
+            self._record(run)
+            raise
+        except GeneratorExit:  # the consumer stopped reading mid-stream
+            self._record(run)
             raise
         except PlanragError as exc:
-            yield run.fail(exc.code, exc.message)
+            last = run.fail(exc.code, exc.message)
         except Exception as exc:  # never a broken stream without a reason
             log.exception("ask failed")
-            yield run.fail("internal_error", f"{type(exc).__name__}: {exc}")
+            last = run.fail("internal_error", f"{type(exc).__name__}: {exc}")
+        try:
+            # Stored off the event loop, before the last event (a client reading the trace
+            # on `end` finds it).
+            await asyncio.to_thread(self._record, run)
         finally:
-            self._record(run)
+            if not run.recorded:  # cancelled before the thread took it
+                self._record(run)
+        yield last
 
     async def _plan_stage(
         self, run: _AskRun, scope: PlanScope, followup: FollowUp | None
     ) -> PlanEnvelope:
         model = run.request.llm.model if run.request.llm else None
-        # Planning has its own threads: a burst of asks must not queue the first event
-        # behind other asks' searches (embedding, BM25) in the shared default pool.
-        envelope = await asyncio.get_running_loop().run_in_executor(
-            self._planning_pool, self._planner.plan, run.request.question, scope, model
+        # Planning goes ahead of other asks' searches (services/admission.py).
+        envelope = await self._stages.front(
+            lambda: self._planner.plan(run.request.question, scope, model)
         )
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
@@ -316,19 +335,27 @@ class AskService:
 
     async def _search_stage(
         self, run: _AskRun, envelope: PlanEnvelope, readable: list[KnowledgeBase]
-    ) -> list[Passage]:
+    ) -> tuple[list[Passage], bool]:
+        """The passages, and whether they are evidence to answer from; one admitted turn."""
         kbs = {kb.name: kb for kb in readable}
-        searched = time.perf_counter()
-        chosen = [kbs[name] for name in envelope.plan.knowledge_bases if name in kbs]
-        # Per-user KBs: only the asking user's documents (spec 002 user_id).
-        restriction = await asyncio.to_thread(self._owners.restriction, chosen, run.request.user_id)
-        passages, stages = await asyncio.to_thread(
-            self._executor.execute, envelope.plan, run.request.question, kbs, restriction
-        )
-        run.record.timings_ms["search"] = _ms(searched)
+        plan, question = envelope.plan, run.request.question
+        chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
+        queued = time.perf_counter()
+
+        def search() -> tuple[list[Passage], SearchStages, bool, float]:
+            started = time.perf_counter()
+            # Per-user KBs: only the asking user's documents (spec 002 user_id).
+            restriction = self._owners.restriction(chosen, run.request.user_id)
+            passages, stages = self._executor.execute(plan, question, kbs, restriction)
+            exists = self._exists(plan, question, passages, readable)
+            return passages, stages, exists, started
+
+        passages, stages, exists, started = await self._stages.search(search)
+        run.record.timings_ms["search_wait"] = round((started - queued) * 1000, 3)
+        run.record.timings_ms["search"] = _ms(started)
         run.record.stages = stages
         run.record.hits = [ResultHit.of(p) for p in passages]
-        return passages
+        return passages, exists
 
     async def _answer_stage(
         self,
@@ -350,6 +377,7 @@ class AskService:
 
     def _record(self, run: _AskRun) -> None:
         """Store the ask's trace and metrics; neither may break an answer."""
+        run.recorded = True
         run.trace.data = run.record.to_data()
         relaxed = bool(run.record.envelope and run.record.envelope.relaxed)
         telemetry.record_ask(run.trace.source, run.trace.status, run.record.timings_ms, relaxed)
@@ -403,7 +431,12 @@ class AskService:
             yield "none", answers.no_evidence_reply(question)
             return
         elif not self._chat.configured:
-            yield "extractive", self._extractive(question, plan, passages, readable)
+            yield (
+                "extractive",
+                await self._stages.search(
+                    lambda: self._extractive(question, plan, passages, readable)
+                ),
+            )
             return
         else:
             messages = answers.answer_messages(
@@ -423,7 +456,10 @@ class AskService:
                 yield "canned", ("\n\n" if streamed else "") + answers.canned_reply(question)
                 return
             prefix = "\n\n" if streamed else ""
-            yield "extractive", prefix + self._extractive(question, plan, passages, readable)
+            text = await self._stages.search(
+                lambda: self._extractive(question, plan, passages, readable)
+            )
+            yield "extractive", prefix + text
 
     def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
         """Document mode and listings answer from what was asked for: no relevance floor."""
@@ -478,6 +514,7 @@ class _AskRun:
     def __init__(self, request: AskRequest, principal: str | None) -> None:
         self.request = request
         self.started = time.perf_counter()
+        self.recorded = False
         self.record = AskTrace()
         self.trace = Trace(
             id=str(uuid.uuid4()),

@@ -11,6 +11,7 @@ adds the follow-up to `search_plan` and the conversation id to `end`, and stores
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -192,9 +193,12 @@ class ConversationService:
             elif isinstance(event, EndEvent):
                 event = event.model_copy(update={"conversation_id": prepared.conversation_id})
                 turn.answer = "".join(answer)
-                try:
-                    self._store.append(
-                        prepared.conversation_id, prepared.principal, turn.model_dump()
+                try:  # a database write: never on the event loop
+                    await asyncio.to_thread(
+                        self._store.append,
+                        prepared.conversation_id,
+                        prepared.principal,
+                        turn.model_dump(),
                     )
                 except PlanragError:
                     log.warning("conversation %s not stored", prepared.conversation_id)

@@ -15,12 +15,14 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, AskDep, ConversationsDep, SettingsDep
+from planrag.core.types import KnowledgeBase
 from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
+from planrag.planner.scope import PlanScope
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.ask import PlanRequest
+from planrag.services.ask import AskRequest, AskService, PlanRequest
 from planrag.services.ask_events import event_data
-from planrag.services.conversations import ConversationRequest
+from planrag.services.conversations import ConversationRequest, ConversationService, Prepared
 from planrag.services.ownership import acting_user
 from planrag.stores.conversations import ConversationNotFound
 from planrag.stores.traces import Trace, TraceSummary
@@ -39,6 +41,31 @@ def _names(request: PlanRequest, access: KnowledgeBaseAccess) -> None:
     """`knowledge_bases` may list ids as well as names: ids become names (scopes are names)."""
     if request.knowledge_bases:
         request.knowledge_bases = [access.name_of(k) for k in request.knowledge_bases]
+
+
+def _prepare(
+    body: ConversationRequest,
+    asking: AskService,
+    conversations: ConversationService,
+    access: KnowledgeBaseAccess,
+    principal_id: str | None,
+) -> tuple[Prepared, AskRequest, list[KnowledgeBase], PlanScope]:
+    """Everything an ask needs before its stream starts (reads of the metadata DB), in one call:
+    one worker thread per ask, not one per step."""
+    _names(body, access)
+    for name in body.knowledge_bases or []:
+        access.check(name)  # 403 outside the caller's scope
+    # A follow-up becomes a standalone question (with the previous turn's KBs and document).
+    prepared = conversations.prepare(body, principal_id)
+    request = prepared.request
+    readable = access.readable()
+    allowed = {kb.name for kb in readable}
+    if request.knowledge_bases and not body.knowledge_bases:
+        # KBs carried from the previous turn that the caller may no longer read are dropped
+        kept = [name for name in request.knowledge_bases if name in allowed]
+        request = request.model_copy(update={"knowledge_bases": kept or None})
+    # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
+    return prepared, request, readable, asking.scope(request, readable, request.doc_id)
 
 
 ASK_EXAMPLE = {"question": "9월 글 2개만 보여줘", "knowledge_bases": ["news"]}
@@ -69,23 +96,14 @@ async def ask(
     access: AccessDep,
     principal: PrincipalDep,
 ) -> EventSourceResponse:
-    await run_in_threadpool(_names, body, access)
-    for name in body.knowledge_bases or []:
-        access.check(name)  # 403 outside the caller's scope
     # Whose documents per-user KBs search: the principal with auth on, else the body's user_id.
     user = acting_user(settings.auth.enabled, principal.id, body.user_id)
     body = body.model_copy(update={"user_id": user})
-    # A follow-up becomes a standalone question (with the previous turn's KBs and document).
-    prepared = await run_in_threadpool(conversations.prepare, body, principal.id)
-    request = prepared.request
-    readable = await run_in_threadpool(access.readable)
-    allowed = {kb.name for kb in readable}
-    if request.knowledge_bases and not body.knowledge_bases:
-        # KBs carried from the previous turn that the caller may no longer read are dropped
-        kept = [name for name in request.knowledge_bases if name in allowed]
-        request = request.model_copy(update={"knowledge_bases": kept or None})
-    # Bad requests (unknown KB, over-long question) fail here, before the stream starts.
-    scope = await run_in_threadpool(asking.scope, request, readable, request.doc_id)
+
+    # On the ask service's planning threads, ahead of other asks' searches.
+    prepared, request, readable, scope = await asking.front(
+        lambda: _prepare(body, asking, conversations, access, principal.id)
+    )
     events = conversations.record(
         asking.ask(request, scope, readable, principal.name, prepared.followup), prepared
     )
