@@ -8,7 +8,13 @@
    (../shared/data/ko_news_2017, read at run time, never committed): time to the `search_plan`
    event and to `end` for sequential asks.
 3. `--concurrent` SSE asks at once: errors (non-200, `error` events, streams without `end`), wall
-   time, and the server's resident memory before and at peak (VmRSS / VmHWM).
+   time, time to the response headers, to the first event (`search_plan`) and to `end` (p50/p95),
+   and the server's resident memory before and at peak (VmRSS / VmHWM). The burst's client is a
+   bare asyncio HTTP/1.1 client: httpx spent ~7 ms of CPU per request on 200 connections
+   (measured), on the same two cores as the server, which would time the client.
+   `--compare` runs the burst twice, on fresh servers over the same data: first with
+   `PLANRAG_ASK__SEARCH_CONCURRENCY=0` (no admission limit, no plan priority: the server before
+   them), then with the defaults. `--data-dir DIR` keeps the filled corpus in DIR and reuses it.
 """
 
 from __future__ import annotations
@@ -186,6 +192,38 @@ async def one_ask(client: httpx.AsyncClient, question: str) -> dict[str, Any]:
     return {"ok": ok, "status": status, "events": names, "first": first}
 
 
+async def raw_ask(host: str, port: int, question: str) -> dict[str, Any]:
+    """One SSE ask over a bare connection: the times to the headers and to each first event."""
+    body = json.dumps({"question": question, "now": NOW}, ensure_ascii=False).encode()
+    head = (
+        "POST /ai/v2/ask HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+        f"Accept: text/event-stream\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    start = time.perf_counter()
+    first: dict[str, float] = {}
+    names: list[str] = []
+    status = 0
+    try:
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(head.encode() + body)
+        status = int((await reader.readline()).split()[1])
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        first["headers"] = time.perf_counter() - start
+        while line := await reader.readline():  # chunk-size lines never start with "event:"
+            if line.startswith(b"event:"):
+                name = line[6:].strip().decode()
+                names.append(name)
+                first.setdefault(name, time.perf_counter() - start)
+                if name in ("end", "error"):
+                    break
+        writer.close()
+    except (OSError, ValueError, IndexError) as exc:
+        names.append(f"transport:{type(exc).__name__}")
+    ok = status == 200 and "error" not in names and names[-1:] == ["end"]
+    return {"ok": ok, "status": status, "events": names, "first": first}
+
+
 def rss_kib(pid: int) -> dict[str, int]:
     fields = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -208,27 +246,61 @@ async def sequential(base_url: str, n: int) -> dict[str, Any]:
 
 
 async def concurrent(base_url: str, pid: int, n: int) -> dict[str, Any]:
+    host, port = base_url.removeprefix("http://").split(":")
+    for question in ASK_QUESTIONS:  # warm: model, Kiwi, BM25 index, every question's path
+        await raw_ask(host, int(port), question)
     before = rss_kib(pid)
-    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
-    async with httpx.AsyncClient(base_url=base_url, timeout=900, limits=limits) as client:
-        start = time.perf_counter()
-        results = await asyncio.gather(
-            *(one_ask(client, ASK_QUESTIONS[i % len(ASK_QUESTIONS)]) for i in range(n))
-        )
-        wall = time.perf_counter() - start
+    start = time.perf_counter()
+    results = await asyncio.gather(
+        *(raw_ask(host, int(port), ASK_QUESTIONS[i % len(ASK_QUESTIONS)]) for i in range(n))
+    )
+    wall = time.perf_counter() - start
     after = rss_kib(pid)
     failures = [r for r in results if not r["ok"]]
+
+    def times(name: str) -> dict[str, float]:
+        return summarise_ms([r["first"][name] for r in results if name in r["first"]])
+
     return {
         "asks": n,
         "errors": len(failures),
         "error_samples": failures[:3],
         "wall_s": round(wall, 2),
-        "search_plan": summarise_ms([r["first"]["search_plan"] for r in results if r["first"]]),
-        "end": summarise_ms([r["first"]["end"] for r in results if "end" in r["first"]]),
+        "headers": times("headers"),
+        "search_plan": times("search_plan"),
+        "end": times("end"),
         "rss_mib_before": round(before["VmRSS"] / 1024, 1),
         "rss_mib_after": round(after["VmRSS"] / 1024, 1),
         "rss_mib_peak": round(after["VmHWM"] / 1024, 1),
     }
+
+
+FILLED = "bench-planner-docs"  # marks a data dir `fill` completed
+
+
+def burst(data_dir: Path, tmp: Path, env: dict[str, str], n: int) -> dict[str, Any]:
+    """`n` concurrent asks against a fresh server started with `env` over `data_dir`."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        with planrag_server(data_dir, tmp / "server.log") as server:
+            return {"env": env, **asyncio.run(concurrent(server.base_url, server.pid, n))}
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def headline(run: dict[str, Any]) -> str:
+    def p(name: str) -> str:
+        return f"{run[name]['p50_ms'] / 1000:.2f} / {run[name]['p95_ms'] / 1000:.2f} s"
+
+    return (
+        f"{run['asks']} asks, {run['errors']} errors, wall {run['wall_s']} s; p50 / p95 to the "
+        f"first event (search_plan) {p('search_plan')}, to end {p('end')}, headers {p('headers')}"
+    )
 
 
 def main() -> None:
@@ -238,6 +310,14 @@ def main() -> None:
     parser.add_argument("--sequential", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=200)
     parser.add_argument("--planning-only", action="store_true", help="no server, no asks")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="the burst with the admission limit and plan priority off, then on (the defaults)",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="keep (and reuse) the filled corpus here"
+    )
     args = parser.parse_args()
     report: dict[str, Any] = {"machine": machine()}
     report["heuristic_planning"] = plan_latency(args.rounds)
@@ -248,17 +328,23 @@ def main() -> None:
         write_json(RESULTS_DIR / "planner.json", report)
         return
     with tempfile.TemporaryDirectory(prefix="planrag-bench-ask-") as tmp:
-        data_dir = Path(tmp) / "data"
+        data_dir = args.data_dir or Path(tmp) / "data"
         started = time.perf_counter()
-        report["docs"] = fill(data_dir, args.docs)
+        if not (data_dir / FILLED).exists():
+            report["docs"] = fill(data_dir, args.docs)
+            (data_dir / FILLED).write_text(str(report["docs"]))
+        report["docs"] = int((data_dir / FILLED).read_text())
         report["fill_s"] = round(time.perf_counter() - started, 1)
         with planrag_server(data_dir, Path(tmp) / "server.log") as server:
-            report["sequential"] = asyncio.run(sequential(server.base_url, args.sequential))
-            log(f"sequential: {report['sequential']}")
-            report["concurrent"] = asyncio.run(
-                concurrent(server.base_url, server.pid, args.concurrent)
-            )
-            log(f"concurrent: {report['concurrent']}")
+            if args.sequential:
+                report["sequential"] = asyncio.run(sequential(server.base_url, args.sequential))
+                log(f"sequential: {report['sequential']}")
+        runs = {"off": {"PLANRAG_ASK__SEARCH_CONCURRENCY": "0"}, "on": {}} if args.compare else {}
+        for label, env in (runs or {"defaults": {}}).items():
+            report[f"concurrent_{label}"] = burst(data_dir, Path(tmp), env, args.concurrent)
+            log(f"concurrent ({label}): {report[f'concurrent_{label}']}")
+        for label in runs or {"defaults": {}}:
+            log(f"{label:>8}: " + headline(report[f"concurrent_{label}"]))
     path = write_json(RESULTS_DIR / "planner.json", report)
     log(f"wrote {path}")
 
