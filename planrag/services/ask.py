@@ -336,7 +336,10 @@ class AskService:
     async def _search_stage(
         self, run: _AskRun, envelope: PlanEnvelope, readable: list[KnowledgeBase]
     ) -> tuple[list[Passage], bool]:
-        """The passages, and whether they are evidence to answer from; one admitted turn."""
+        """The passages, and whether they are evidence to answer from; one admitted turn, which
+        without an LLM also makes the extractive answer (`run.extractive`): a second turn would
+        queue behind every search admitted meanwhile, and under a burst every answer would wait
+        for the burst's last search."""
         kbs = {kb.name: kb for kb in readable}
         plan, question = envelope.plan, run.request.question
         chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
@@ -348,6 +351,8 @@ class AskService:
             restriction = self._owners.restriction(chosen, run.request.user_id)
             passages, stages = self._executor.execute(plan, question, kbs, restriction)
             exists = self._exists(plan, question, passages, readable)
+            if exists and not self._chat.configured:
+                run.extractive = self._extractive(question, plan, passages, readable)
             return passages, stages, exists, started
 
         passages, stages, exists, started = await self._stages.search(search)
@@ -368,7 +373,8 @@ class AskService:
         answering = time.perf_counter()
         text: list[str] = []
         source = "llm"
-        async for part_source, delta in self._answer(run.request, plan, passages, readable, model):
+        answer = self._answer(run.request, plan, passages, readable, model, run.extractive)
+        async for part_source, delta in answer:
             source = part_source
             text.append(delta)
             yield AnswerEvent(delta=delta)
@@ -418,6 +424,7 @@ class AskService:
         passages: list[Passage],
         readable: list[KnowledgeBase],
         model: str | None,
+        extractive: str | None = None,
     ) -> AsyncIterator[tuple[str, str]]:
         """(answer_source, text delta) pairs: the LLM's stream, or an extractive/canned answer;
         an LLM failing mid-answer is followed by the extractive answer."""
@@ -431,12 +438,11 @@ class AskService:
             yield "none", answers.no_evidence_reply(question)
             return
         elif not self._chat.configured:
-            yield (
-                "extractive",
-                await self._stages.search(
+            if extractive is None:  # made with the search when it could be
+                extractive = await self._stages.search(
                     lambda: self._extractive(question, plan, passages, readable)
-                ),
-            )
+                )
+            yield "extractive", extractive
             return
         else:
             messages = answers.answer_messages(
@@ -515,6 +521,7 @@ class _AskRun:
         self.request = request
         self.started = time.perf_counter()
         self.recorded = False
+        self.extractive: str | None = None  # the extractive answer, made with the search
         self.record = AskTrace()
         self.trace = Trace(
             id=str(uuid.uuid4()),
