@@ -5,8 +5,8 @@ search (query embedding, BM25 with Kiwi, the vector store, the extractive answer
 burst both compete for two cores and one GIL, so without an order every ask's first event waits
 for a share of everybody's searches. `StageAdmission` gives the front work priority: searches run
 on a pool of `search_concurrency` threads (asks beyond it wait in the queue, holding no thread),
-and an admitted search first waits while any front work is queued or running. Fronts are short
-and finite, so searches are delayed, never starved, unless front work alone fills the CPU.
+and while any front work is queued or running only one admitted search runs, the others wait.
+Fronts are short and finite, so searches are slowed, never stopped.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ T = TypeVar("T")
 
 
 class FrontCounter:
-    """How much front work is queued or running, and a wait for there to be none."""
+    """How much front work is queued or running, and the searches' turns around it."""
 
     def __init__(self) -> None:
         self._pending = 0
+        self._searching = 0
         self._idle = threading.Condition()
 
     @property
@@ -42,9 +43,19 @@ class FrontCounter:
                 self._pending = 0
                 self._idle.notify_all()
 
-    def wait_idle(self) -> None:
+    def search_started(self) -> None:
+        """Wait for a search's turn: at once when no front work is pending, or when no other
+        search runs (one search keeps going meanwhile: much of it — the embedding engine, the
+        vector store — is native code that would otherwise leave a core idle while the fronts,
+        all Python, take turns on the GIL)."""
         with self._idle:
-            self._idle.wait_for(lambda: self._pending == 0)
+            self._idle.wait_for(lambda: self._pending == 0 or self._searching == 0)
+            self._searching += 1
+
+    def search_done(self) -> None:
+        with self._idle:
+            self._searching -= 1
+            self._idle.notify_all()
 
 
 class StageAdmission:
@@ -81,9 +92,13 @@ class StageAdmission:
         fronts = self.fronts
 
         def after_fronts() -> T:
-            if fronts is not None:
-                fronts.wait_idle()
-            return work()
+            if fronts is None:
+                return work()
+            fronts.search_started()
+            try:
+                return work()
+            finally:
+                fronts.search_done()
 
         return await asyncio.get_running_loop().run_in_executor(self._search_pool, after_fronts)
 

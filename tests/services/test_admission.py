@@ -69,10 +69,11 @@ def test_front_work_runs_while_every_search_slot_is_held() -> None:
         stages.close()
 
 
-def test_an_admitted_search_waits_for_pending_front_work() -> None:
+def test_while_front_work_is_pending_only_one_search_runs() -> None:
     front_release = threading.Event()
+    held = Held()
     order: list[str] = []
-    stages = StageAdmission(front_threads=2, search_concurrency=2, fronts_first=True)
+    stages = StageAdmission(front_threads=2, search_concurrency=3, fronts_first=True)
 
     def front() -> None:
         assert front_release.wait(WAIT)
@@ -81,11 +82,15 @@ def test_an_admitted_search_waits_for_pending_front_work() -> None:
     async def main() -> None:
         planning = asyncio.create_task(stages.front(front))
         await asyncio.sleep(0)  # the front is counted from the call on
-        searching = asyncio.create_task(stages.search(lambda: order.append("search")))
+        first = asyncio.create_task(stages.search(lambda: held.work(0)))
+        assert await asyncio.to_thread(held.started.acquire, True, WAIT)  # one search runs
+        second = asyncio.create_task(stages.search(lambda: order.append("search")))
         await asyncio.sleep(0.05)
-        assert order == []  # the search is admitted but waits for the plan
+        assert order == []  # admitted (a free thread) but waiting for the plan
         front_release.set()
-        await asyncio.gather(planning, searching)
+        await asyncio.gather(planning, second)
+        held.release.set()
+        await first
 
     try:
         asyncio.run(main())
