@@ -9,6 +9,12 @@ how well the relation fits the question (1 when it names a relation word of the 
 for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
 A chunk's path score is the sum over the reached entities it mentions (in the graph step, only
 those at least one relation away: the bridge), scaled so the best is 1.
+
+A document titled X is about entity X: a chunk of it that mentions a reached X counts X at
+`ABOUT_WEIGHT` × its path weight, undivided by how many chunks mention X, and even when X is
+one of the question's own entities — of the many passages naming a bridge entity, the one about
+it is the one a multi-hop question needs (titles come from the documents' metadata, else their
+file names).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from planrag.core.types import (
     GraphTriple,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
 from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import find_mentions, normalize, question_pattern
 
@@ -45,6 +51,8 @@ FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
 MENTIONS_LIMIT = 3000
+ABOUT_WEIGHT = 1.0  # a chunk of the document titled after a reached entity (see above)
+Titles = Callable[[list[str]], dict[str, str]]  # doc ids → their titles
 
 _EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 _KO_WORDS = re.compile(r"[가-힣]{2,}")
@@ -98,12 +106,20 @@ class GraphSearch:
     """Graph search against one knowledge base's graph store."""
 
     def __init__(
-        self, store: GraphStore, backend: str, df_power: float = 0.5, min_hops: int = 0
+        self,
+        store: GraphStore,
+        backend: str,
+        df_power: float = 0.5,
+        min_hops: int = 0,
+        titles: Titles | None = None,
+        about_weight: float = ABOUT_WEIGHT,
     ) -> None:
         self._store = store
         self._backend = backend
         self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
         self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
+        self._titles = titles
+        self._about_weight = about_weight
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
@@ -213,20 +229,33 @@ class GraphSearch:
         docs: dict[str, str] = {}
         entities: dict[str, list[str]] = {}
         nearest: dict[str, int] = {}
+        about = self._about(mentions.mentions)
         for m in mentions.mentions:
             hop = depth.get(m.key, 0)
-            if hop < self._min_hops:
+            if (m.doc_id, m.key) in about:
+                weight = reached.get(m.key, 0.0) * self._about_weight
+            elif hop >= self._min_hops:
+                weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
+            else:
                 continue
-            weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             scores[m.chunk_id] = scores.get(m.chunk_id, 0.0) + weight
             docs[m.chunk_id] = m.doc_id
             entities.setdefault(m.chunk_id, []).append(named.get(m.key, m.key))
             nearest[m.chunk_id] = min(nearest.get(m.chunk_id, hop), hop)
+        scores = {c: s for c, s in scores.items() if s > 0}
         if not scores:
             return []
         best = max(scores.values())
         chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
         return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
+
+    def _about(self, mentions: list[Mention]) -> set[tuple[str, str]]:
+        """(doc id, entity key) of the mentioned entities the document is titled after."""
+        if self._titles is None or self._about_weight <= 0 or not mentions:
+            return set()
+        keys = {m.key for m in mentions}
+        titles = self._titles(sorted({m.doc_id for m in mentions}))
+        return {(d, k) for d, t in titles.items() if (k := normalize(t)) in keys}
 
 
 KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)
@@ -306,7 +335,7 @@ class GraphExecutor:
         candidates = self.base.run(ctx, pool)
         limit = max(params.top_k, MIN_GRAPH_CHUNKS)
         store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
-        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS)
+        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS, titles=ctx.title_texts)
         result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
         ctx.graph = meta = result.metadata
         known = {c.chunk_id for c in candidates}

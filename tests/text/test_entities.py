@@ -56,3 +56,18 @@ def test_offsets_point_at_the_text() -> None:
     text = "어제 일론 머스크가 말했다"
     [mention] = find_mentions(text)
     assert text[mention.start : mention.end] == "일론 머스크"
+
+
+def test_a_lone_nationality_language_or_month_is_no_entity() -> None:
+    text = (
+        "Scott Derrickson is an American director. He moved to Mexican and British films in May. "
+        "Americans love the American Civil War, British Airways and January Jones."
+    )
+    assert names(text) == [
+        "Scott Derrickson",
+        "American Civil War",
+        "British Airways",
+        "January Jones",
+    ]
+    assert names("Ed Wood was an American-born filmmaker") == ["Ed Wood"]
+    assert names("일론 머스크가 American 회사를 세웠다") == ["일론 머스크"]
