@@ -93,11 +93,12 @@ def boost(factor: float) -> Merge:
     return run
 
 
-def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
-    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks)."""
+def kept(keep: int, add: int, factor: float = 1.5, promote: int = 0) -> Merge:
+    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks, `promote`
+    chunks titled after a reached entity right below the kept top)."""
 
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add)]
+        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add, promote)]
 
     return run
 
@@ -105,8 +106,8 @@ def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
 MERGES: dict[str, Merge] = {
     "boost 1.5 (before)": boost(1.5),
     **{
-        f"keep {k} add {a} ×{f}": kept(k, a, f)
-        for k, a, f in itertools.product((5, 7), (0, 2, 5, 8), (1.5, 2.0))
+        f"keep {k} add {a} ×{f} promote {p}": kept(k, a, f, p)
+        for k, a, f, p in itertools.product((5, 7), (0, 5), (1.5, 2.0), (0, 1, 2, 3))
     },
 }
 

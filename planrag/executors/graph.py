@@ -91,6 +91,7 @@ class GraphHit:
     score: float  # path score in (0, 1], the best chunk 1
     entities: list[str]
     hops: int = 0  # the fewest relations between a question entity and what it mentions
+    about: bool = False  # its document is titled after an entity the question reached
 
 
 @dataclass
@@ -230,10 +231,12 @@ class GraphSearch:
         entities: dict[str, list[str]] = {}
         nearest: dict[str, int] = {}
         about = self._about(mentions.mentions)
+        titled: set[str] = set()
         for m in mentions.mentions:
             hop = depth.get(m.key, 0)
             if (m.doc_id, m.key) in about:
                 weight = reached.get(m.key, 0.0) * self._about_weight
+                titled.add(m.chunk_id)
             elif hop >= self._min_hops:
                 weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             else:
@@ -247,7 +250,10 @@ class GraphSearch:
             return []
         best = max(scores.values())
         chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
+        return [
+            GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c], c in titled)
+            for c in chosen
+        ]
 
     def _about(self, mentions: list[Mention]) -> set[tuple[str, str]]:
         """(doc id, entity key) of the mentioned entities the document is titled after."""
@@ -260,6 +266,7 @@ class GraphSearch:
 
 KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)
 ADD = 5  # graph-only chunks appended after the base's candidates
+PROMOTE = 0  # chunks titled after a reached entity placed right below the kept top
 
 
 def merge(
@@ -269,11 +276,14 @@ def merge(
     boost: float,
     keep: int = KEEP,
     add: int = ADD,
+    promote: int = PROMOTE,
 ) -> list[tuple[str, str, float, GraphHit | None]]:
     """Base candidates (chunk, doc, score, best first) and graph hits as one list, best first.
 
     The base's top `keep` stay as they are: the base finds the passages that name the
-    question's entities; the graph's value is the bridge passage the base ranks lower. Below
+    question's entities; the graph's value is the bridge passage the base ranks lower. Right
+    below them come up to `promote` graph hits about a reached entity (`GraphHit.about`: their
+    document is titled after it), best path first, at the last kept candidate's score. Below
     them a graph-found candidate scores `base × (1 + (boost − 1) · path)` — ×1.5 for the best
     path — but never above the last kept candidate. The `add` graph-only chunks with the best
     path × cosine (`base_scores`) follow the base's candidates, at its lowest score: a cosine is
@@ -282,16 +292,23 @@ def merge(
     by_graph = {g.chunk_id: g for g in graph}
     top = [(c, d, s, by_graph.get(c)) for c, d, s in base[:keep]]
     cap = top[-1][2] if top else 1.0
+    kept = {c for c, _, _, _ in top}
+    lifted = [g for g in graph if g.about and g.chunk_id not in kept][:promote] if top else []
+    promoted = [(g.chunk_id, g.doc_id, cap, g) for g in lifted]
+    skip = kept | {g.chunk_id for g in lifted}
     rest = []
-    for chunk, doc, score, hit in [(c, d, s, by_graph.get(c)) for c, d, s in base[keep:]]:
+    for chunk, doc, score in base[keep:]:
+        hit = by_graph.get(chunk)
+        if chunk in skip:
+            continue
         if hit is not None:
             score = min(cap, score * (1.0 + (boost - 1.0) * hit.score))
         rest.append((chunk, doc, score, hit))
     rest.sort(key=lambda item: (-item[2], item[3] is None, item[0]))
     known = {c for c, _, _ in base}
-    fresh = [g for g in graph if g.chunk_id not in known]
+    fresh = [g for g in graph if g.chunk_id not in known and g.chunk_id not in skip]
     if not fresh or add <= 0:
-        return top + rest
+        return top + promoted + rest
     cosine = base_scores([g.chunk_id for g in fresh])
     fresh.sort(key=lambda g: (-g.score * cosine.get(g.chunk_id, 0.0), g.chunk_id))
     floor = min((s for _, _, s in base), default=None)
@@ -301,7 +318,7 @@ def merge(
         new.append((g.chunk_id, g.doc_id, min(1.0, boosted) if floor is None else floor, g))
     if floor is None:
         new.sort(key=lambda item: (-item[2], item[0]))
-    return top + rest + new
+    return top + promoted + rest + new
 
 
 class GraphExecutor:
