@@ -40,14 +40,16 @@ _STOP_WORDS = """a an the this that these those it its in on at of for to from b
     while after before as is are was were be been he she they we you i his her their our my your
     who what which where why how there here then so not no yes also however although because
     during since until into about over under between each every some many most all any both
-    one two three first second new old mr mrs ms dr prof sir st"""
+    one two three first second mr mrs ms dr prof sir st
+    born following originally formerly later other another several such according despite
+    within without through throughout among along upon unlike together"""
 LATIN_STOP = frozenset(_STOP_WORDS.split())
 # Roles are relations ("CEO of SpaceX"), not names: they never start a name.
 _ROLE_WORDS = """ceo cto cfo coo chairman chairwoman president founder cofounder co-founder
     director head minister king queen prince princess member captain professor author editor"""
 ROLES = frozenset(_ROLE_WORDS.split())
 # Capitalised words that are not names of one thing: nationalities and languages ("an American
-# director"), faiths, months and weekdays. Alone they are not entities — as co-occurrence edges they
+# director"), faiths, months and weekdays, "New", "Inc". Alone they are not entities — as co-occurrence edges they
 # would link every passage sharing a nationality or a month; inside a name they stay ("American
 # Airlines", "British Museum", "January Jones").
 _COMMON_CAPITALISED = """
@@ -66,7 +68,8 @@ _COMMON_CAPITALISED = """
     vietnamese welsh yemeni zambian zimbabwean anglo
     christian catholic protestant jewish muslim islamic buddhist hindu orthodox
     january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday"""
+    monday tuesday wednesday thursday friday saturday sunday
+    new old inc ltd llc corp co"""
 COMMON_CAPITALISED = frozenset(_COMMON_CAPITALISED.split())
 CONNECTORS = ("of", "the", "de", "du", "la", "le", "von", "van", "der", "den", "&", "for")
 _LATIN_WORD = r"(?:(?:[A-Z]\.){2,}|[A-Z][A-Za-z0-9'’.&-]*[A-Za-z0-9]|[A-Z]|[a-z]+[A-Z][A-Za-z0-9]*)"

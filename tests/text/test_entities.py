@@ -71,3 +71,9 @@ def test_a_lone_nationality_language_or_month_is_no_entity() -> None:
     ]
     assert names("Ed Wood was an American-born filmmaker") == ["Ed Wood"]
     assert names("일론 머스크가 American 회사를 세웠다") == ["일론 머스크"]
+
+
+def test_new_opens_a_name_and_sentence_openers_do_not() -> None:
+    text = "Born in New York City, she moved to New Jersey. Following the war, Apple, Inc. grew."
+    assert names(text) == ["New York City", "New Jersey", "Apple"]
+    assert names("New members joined. Originally, Old Trafford was small.") == ["Old Trafford"]
