@@ -49,9 +49,9 @@ _ROLE_WORDS = """ceo cto cfo coo chairman chairwoman president founder cofounder
     director head minister king queen prince princess member captain professor author editor"""
 ROLES = frozenset(_ROLE_WORDS.split())
 # Capitalised words that are not names of one thing: nationalities and languages ("an American
-# director"), faiths, months and weekdays, "New", "Inc". Alone they are not entities — as co-occurrence edges they
-# would link every passage sharing a nationality or a month; inside a name they stay ("American
-# Airlines", "British Museum", "January Jones").
+# director"), faiths, months and weekdays, "New", "Inc". Alone they are not entities — as
+# co-occurrence edges they would link every passage sharing a nationality or a month; inside a
+# name they stay ("American Airlines", "British Museum", "January Jones", "New York").
 _COMMON_CAPITALISED = """
     afghan african albanian algerian american angolan arab arabic argentine argentinian armenian
     asian australian austrian azerbaijani bangladeshi belarusian belgian bengali bolivian bosnian
