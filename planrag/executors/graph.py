@@ -14,7 +14,8 @@ A document titled X is about entity X: a chunk of it that mentions a reached X c
 `ABOUT_WEIGHT` × its path weight, undivided by how many chunks mention X, and even when X is
 one of the question's own entities — of the many passages naming a bridge entity, the one about
 it is the one a multi-hop question needs (titles come from the documents' metadata, else their
-file names).
+file names; a trailing "(…)" is a disambiguation: "Kiss and Tell (1945 film)" is about "Kiss and
+Tell").
 """
 
 from __future__ import annotations
@@ -261,7 +262,17 @@ class GraphSearch:
             return set()
         keys = {m.key for m in mentions}
         titles = self._titles(sorted({m.doc_id for m in mentions}))
-        return {(d, k) for d, t in titles.items() if (k := normalize(t)) in keys}
+        return {(d, k) for d, t in titles.items() for k in title_keys(t) if k in keys}
+
+
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def title_keys(title: str) -> set[str]:
+    """The entity keys a document title names: the title, and the title without a trailing
+    disambiguation in brackets ("Kiss and Tell (1945 film)" is about "Kiss and Tell")."""
+    keys = {normalize(title), normalize(_DISAMBIGUATION.sub("", title))}
+    return {k for k in keys if k}
 
 
 KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)

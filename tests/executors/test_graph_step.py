@@ -13,7 +13,7 @@ from planrag.core.errors import InvalidInput
 from planrag.core.filters import Eq
 from planrag.core.types import KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.graph import GraphExecutor, GraphSearch
+from planrag.executors.graph import GraphExecutor, GraphSearch, title_keys
 from planrag.executors.registry import ExecutorRegistry
 from planrag.stores.bundle import StoreBundle
 from planrag.testing.graph_store import CORPUS, chunk
@@ -98,3 +98,10 @@ def test_a_document_titled_after_a_reached_entity_is_the_one_about_it() -> None:
     assert with_titles.hits[0].chunk_id == "s2" and with_titles.hits[0].score == 1.0
     others = [h.score for h in with_titles.hits if h.chunk_id in {"s0", "s1", "s3"}]
     assert others and max(others) < 1.0
+
+
+def test_title_keys_drop_a_trailing_disambiguation() -> None:
+    keys = title_keys("Kiss and Tell (1945 film)")
+    assert "kiss_and_tell" in keys and len(keys) == 2
+    assert title_keys("Shirley Temple") == {"shirley_temple"}
+    assert title_keys("") == set()
