@@ -4,7 +4,8 @@ scored by path → merged into the base strategy's candidates with a boost (×1.
 path) below the base's top few (see `merge`). When the graph finds nothing, or the question has
 neither a multi-hop pattern nor an exactly matched entity, the base result stands, flagged.
 
-Path weights: a matched entity starts at 1 (0.8 when fuzzy); each hop multiplies by 0.5 and by
+Path weights: a matched entity starts at 1 (0.8 when fuzzy — a fuzzy match of Latin names joins
+whole words: "Ken" for "Ken Pruitt", never "Eth" for "Ethel"); each hop multiplies by 0.5 and by
 how well the relation fits the question (1 when it names a relation word of the question, 0.6
 for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
 A chunk's path score is the sum over the reached entities it mentions (in the graph step, only
@@ -36,7 +37,7 @@ from planrag.core.types import (
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
 from planrag.stores.restricted_graph import restricted
-from planrag.text.entities import find_mentions, normalize, question_pattern
+from planrag.text.entities import HANGUL, find_mentions, normalize, question_pattern
 
 if TYPE_CHECKING:
     from planrag.executors.registry import Executor
@@ -76,6 +77,14 @@ def analyse(question: str, hops: int) -> GraphAnalysis:
     return GraphAnalysis(
         multi_hop=pattern is not None, pattern=pattern, relation_hints=hints[:12], hops=hops
     )
+
+
+def whole_words(query: str, key: str) -> bool:
+    """Whether a fuzzy match joins whole words: "ken" in "ken_pruitt", not "eth" in
+    "ethel_houbiers" nor "man" in "dogwoman". Korean keys match by containment (no spaces
+    inside compounds: "서울" in "서울특별시")."""
+    small, big = sorted((query, key), key=len)
+    return bool(HANGUL.search(small)) or f"_{small}_" in f"_{big}_"
 
 
 def _relation_weight(type_: str, hints: list[str]) -> float:
@@ -132,6 +141,9 @@ class GraphSearch:
             return self._nothing(meta, "no entity found in the question")
         matches = self._store.match(kb_id, keys, limit=3)
         meta.queries.append(matches.query)
+        matches.matches = [
+            m for m in matches.matches if m.exact or whole_words(m.query, m.entity.key)
+        ]
         meta.matched_entities = [
             GraphMatchInfo(query=m.query, entity=m.entity.name, exact=m.exact)
             for m in matches.matches

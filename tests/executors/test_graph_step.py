@@ -13,7 +13,7 @@ from planrag.core.errors import InvalidInput
 from planrag.core.filters import Eq
 from planrag.core.types import KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.graph import GraphExecutor, GraphSearch, title_keys
+from planrag.executors.graph import GraphExecutor, GraphSearch, title_keys, whole_words
 from planrag.executors.registry import ExecutorRegistry
 from planrag.stores.bundle import StoreBundle
 from planrag.testing.graph_store import CORPUS, chunk
@@ -105,3 +105,9 @@ def test_title_keys_drop_a_trailing_disambiguation() -> None:
     assert "kiss_and_tell" in keys and len(keys) == 2
     assert title_keys("Shirley Temple") == {"shirley_temple"}
     assert title_keys("") == set()
+
+
+def test_a_fuzzy_latin_match_joins_whole_words() -> None:
+    assert whole_words("ken_pruitt", "ken") and whole_words("saltillo", "saltillo_engine")
+    assert not whole_words("ethel_houbiers", "eth") and not whole_words("dogwoman", "man")
+    assert whole_words("서울특별시", "서울")  # Korean compounds have no spaces inside
