@@ -73,8 +73,9 @@ _COMMON_CAPITALISED = """
 COMMON_CAPITALISED = frozenset(_COMMON_CAPITALISED.split())
 CONNECTORS = ("of", "the", "de", "du", "la", "le", "von", "van", "der", "den", "&", "for")
 _LATIN_WORD = r"(?:(?:[A-Z]\.){2,}|[A-Z][A-Za-z0-9'’.&-]*[A-Za-z0-9]|[A-Z]|[a-z]+[A-Z][A-Za-z0-9]*)"
+_GAP = r"[^\S\n]+"  # spaces within a line: a name never runs over a line break (title, text)
 _LATIN_SPAN = re.compile(
-    rf"(?<![A-Za-z0-9]){_LATIN_WORD}(?:(?:\s+(?:{'|'.join(CONNECTORS)}))*\s+{_LATIN_WORD})*"
+    rf"(?<![A-Za-z0-9]){_LATIN_WORD}(?:(?:{_GAP}(?:{'|'.join(CONNECTORS)}))*{_GAP}{_LATIN_WORD})*"
 )
 _EDGE_PUNCT = "\"'“”‘’«»()[]{}<>.,;:!?·-–—/\\|`~*#"
 

@@ -77,3 +77,12 @@ def test_new_opens_a_name_and_sentence_openers_do_not() -> None:
     text = "Born in New York City, she moved to New Jersey. Following the war, Apple, Inc. grew."
     assert names(text) == ["New York City", "New Jersey", "Apple"]
     assert names("New members joined. Originally, Old Trafford was small.") == ["Old Trafford"]
+
+
+def test_a_name_never_runs_over_a_line_break() -> None:
+    assert names("Ken Pruitt\n\nKen Pruitt is a Republican member of the Florida Senate.") == [
+        "Ken Pruitt",
+        "Ken Pruitt",
+        "Republican",
+        "Florida Senate",
+    ]
