@@ -289,7 +289,7 @@ def title_keys(title: str) -> set[str]:
 
 KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)
 ADD = 5  # graph-only chunks appended after the base's candidates
-PROMOTE = 0  # chunks titled after a reached entity placed right below the kept top
+PROMOTE = 1  # chunks titled after a reached entity placed right below the kept top
 
 
 def merge(
