@@ -29,28 +29,17 @@ the quarter hour). Quick checks: `--phases batching --chunks 20000 --seconds 10`
 from __future__ import annotations
 
 import asyncio
-import csv
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from bench.report import RESULTS_DIR, load_average, log, machine, summarise_ms, write_json
-from bench.server import free_port
 
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
-NEWS_CSV = SHARED / "data" / "ko_news_2017" / "korean_newspapers_twitter_2017.csv"
-CONNECT_TIMEOUT_S = 120  # every client of the Milvus Lite server retries connecting this long
 QUERIES = [
     "북한 미사일 발사",
     "사드 배치 논란",
@@ -61,159 +50,6 @@ QUERIES = [
 ]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], deadline_s: float) -> None:
-    """Until the server accepts connections (a loaded machine starts it slowly)."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"milvus-lite server exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"milvus-lite server silent for {deadline_s} s") from None
-            time.sleep(0.5)
-
-
-@contextmanager
-def shared_stores(root: Path) -> Iterator[dict[str, str]]:
-    """A Milvus Lite gRPC server and an embedded PostgreSQL; the env that points at them."""
-    from planrag.stores.postgres import EmbeddedPostgres, sqlalchemy_url
-
-    port = free_port()
-    milvus = subprocess.Popen(
-        [str(Path(sys.executable).with_name("milvus-lite")), "server", "--data-dir",
-         str(root / "milvus"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    wait_for_port(port, milvus, deadline_s=120)
-    (root / "pg").mkdir(mode=0o755)
-    postgres = EmbeddedPostgres(root / "pg" / "data")
-    postgres.start()
-    try:
-        conninfo = postgres.conninfo("postgres")
-        yield {
-            **os.environ,
-            "PLANRAG_DATA_DIR": str(root / "data"),
-            "PLANRAG_MILVUS__URI": f"http://127.0.0.1:{port}",
-            "PLANRAG_MILVUS__CONNECT_TIMEOUT_S": str(CONNECT_TIMEOUT_S),
-            "PLANRAG_DB__URL": sqlalchemy_url(conninfo),
-            "PLANRAG_PG__URL": conninfo,
-            "PLANRAG_INGEST__QUEUE": "database",
-            "PLANRAG_INGEST__LEASE_S": "10",
-            "PLANRAG_INGEST__CONCURRENCY": "1",
-            "PLANRAG_LOG_LEVEL": "WARNING",
-            "HF_HUB_OFFLINE": "1",
-            "OMP_NUM_THREADS": "1",
-        }
-    finally:
-        postgres.stop()
-        milvus.terminate()
-        milvus.wait(timeout=30)
-
-
-def planrag(args: list[str], env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
-    out = log_path.open("ab")
-    return subprocess.Popen(
-        [sys.executable, "-m", "planrag.cli.main", *args], env=env, stdout=out, stderr=out
-    )
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-@contextmanager
-def api(env: dict[str, str], workers: int, log_path: Path) -> Iterator[str]:
-    port = free_port()
-    proc = planrag(
-        ["serve", "--workers", str(workers), "--no-worker", "--port", str(port)], env, log_path
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited; see {log_path}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        stop(proc)
-
-
-def news(n: int) -> list[dict[str, str]]:
-    return list(csv.DictReader(NEWS_CSV.open(encoding="utf-8")))[:n]
-
-
-def upload(url: str, kb_id: str, rows: list[dict[str, str]]) -> None:
-    with httpx.Client(timeout=300) as client:
-        for start in range(0, len(rows), 50):
-            files = [
-                ("files", (f"news-{start + i}.txt", row["text"].encode(), "text/plain"))
-                for i, row in enumerate(rows[start : start + 50])
-            ]
-            client.post(
-                f"{url}/api/knowledge-bases/{kb_id}/documents", files=files
-            ).raise_for_status()
-
-
-def statuses(url: str, kb_id: str) -> list[dict[str, Any]]:
-    return httpx.get(f"{url}/api/knowledge-bases/{kb_id}/documents", timeout=120).json()
-
-
-def ingestion(
-    url: str, env: dict[str, str], rows: list, workers: int, kill: bool, logs: Path
-) -> dict:
-    name = f"ingest-{workers}"
-    kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": name}, timeout=60).json()
-    upload(url, kb["id"], rows)
-    started = time.perf_counter()
-    procs = [planrag(["worker"], env, logs / f"{name}-w{i}.log") for i in range(workers)]
-    killed_at = None
-    try:
-        while True:
-            docs = statuses(url, kb["id"])
-            done = sum(d["status"] in ("completed", "error") for d in docs)
-            if kill and killed_at is None and done >= len(rows) // 2:
-                procs[0].send_signal(signal.SIGKILL)
-                killed_at = done
-            if done == len(rows):
-                break
-            time.sleep(1)
-    finally:
-        elapsed = time.perf_counter() - started
-        for proc in procs:
-            stop(proc)
-    from planrag.stores.milvus import MilvusStore
-
-    store = MilvusStore(env["PLANRAG_MILVUS__URI"], connect_timeout_s=CONNECT_TIMEOUT_S)
-    vectors = store.count(kb["id"])
-    store.close()
-    completed = [d for d in docs if d["status"] == "completed"]
-    return {
-        "workers": workers,
-        "documents": len(rows),
-        "completed": len(completed),
-        "errors": len(docs) - len(completed),
-        "seconds": round(elapsed, 1),
-        "docs_per_s": round(len(rows) / elapsed, 2),
-        "killed_worker_after_docs": killed_at,
-        "vectors_equal_chunks": vectors == sum(d["chunk_count"] for d in completed),
-        "load": load_average(),
-    }
-
-
 async def hammer(
     url: str,
     kb_id: str,
@@ -222,6 +58,7 @@ async def hammer(
     ask: bool,
     queries: list[str] = QUERIES,
     strategy: str = "hybrid",
+    kb_name: str = "ingest-2",
 ) -> dict:
     """`clients` concurrent clients asking (SSE, whole answers) or retrieving (`strategy`,
     top 5) for `seconds`, cycling through `queries`."""
@@ -240,7 +77,7 @@ async def hammer(
                 body: dict[str, Any]
                 try:
                     if ask:
-                        body = {"question": query, "knowledge_bases": ["ingest-2"]}
+                        body = {"question": query, "knowledge_bases": [kb_name]}
                         async with client.stream("POST", f"{url}/ai/v2/ask", json=body) as r:
                             async for _ in r.aiter_bytes():
                                 pass
@@ -270,44 +107,94 @@ async def hammer(
 
 
 def shared_phase(args: Any, report: dict[str, Any]) -> None:
+    """Ingestion with 1 and 2 workers (and 2 with one killed), then retrieve/ask throughput
+    with 1 and 2 API processes, then (phase `sse`) a burst of concurrent SSE asks — all over
+    one set of shared stores. CPU seconds per process group are recorded for every run."""
+    from bench import ingest_workers, sse
+    from bench.stack import api, news, shared_stores
+
     root = Path(tempfile.mkdtemp(prefix="planrag-bench-scale-"))
     root.chmod(0o755)
     logs = RESULTS_DIR / "scale-logs"
     logs.mkdir(parents=True, exist_ok=True)
     rows = news(args.docs)
     try:
-        with shared_stores(root) as env:
-            with api(env, 1, logs / "api-ingest.log") as url:
-                report["ingest_1_worker"] = ingestion(url, env, rows, 1, False, logs)
-                log(f"ingestion, 1 worker: {report['ingest_1_worker']}")
-                report["ingest_2_workers_one_killed"] = ingestion(url, env, rows, 2, True, logs)
-                log(f"ingestion, 2 workers (one killed): {report['ingest_2_workers_one_killed']}")
+        with shared_stores(root, args.embed_threads) as stack:
+            with api(stack.env, 1, logs / "api-ingest.log") as server:
+                runs = [("ingest_1_worker", "ingest-1", 1, False)]
+                if "shared" in args.phases:
+                    runs += [
+                        ("ingest_2_workers", "ingest-2", 2, False),
+                        ("ingest_2_workers_one_killed", "ingest-2-killed", 2, True),
+                    ]
+                else:  # `sse` alone: one KB to ask, indexed by 2 workers
+                    runs = [("ingest_2_workers", "ingest-2", 2, False)]
+                for key, name, workers, kill in runs:
+                    report[key] = ingest_workers.run(
+                        server.url, stack, server.pid, rows, name, workers, kill, logs
+                    )
                 kb_id = next(
                     kb["id"]
-                    for kb in httpx.get(f"{url}/api/knowledge-bases").json()
+                    for kb in httpx.get(f"{server.url}/api/knowledge-bases").json()
                     if kb["name"] == "ingest-2"
                 )
-            for workers in (1, 2):
-                with api(env, workers, logs / f"api-{workers}.log") as url:
-                    for kind in ("retrieve", "ask"):
-                        result = asyncio.run(
-                            hammer(url, kb_id, args.clients, args.seconds, kind == "ask")
-                        )
-                        report[f"{kind}_{workers}_processes"] = result
-                        log(f"{kind}, {workers} API process(es): {result}")
+            if "shared" in args.phases:
+                throughput_runs(args, stack, kb_id, logs, report)
+            if "sse" in args.phases:
+                report["sse"] = sse.run(stack, "ingest-2", args.sse_asks, logs)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    one, two = report["ingest_1_worker"], report["ingest_2_workers_one_killed"]
-    report["ratios"] = {
-        "ingest_2_over_1": round(two["docs_per_s"] / one["docs_per_s"], 2),
+    if "shared" in args.phases:
+        report["ratios"] = ratios(report)
+        log(f"ratios: {report['ratios']}")
+
+
+def throughput_runs(args: Any, stack: Any, kb_id: str, logs: Path, report: dict[str, Any]) -> None:
+    """Retrieve and ask throughput against 1, then 2 API processes, with CPU per group."""
+    from bench.stack import api
+
+    for workers in (1, 2):
+        with api(stack.env, workers, logs / f"api-{workers}.log") as server:
+            for kind in ("retrieve", "ask"):
+                # warm-up: each process's first requests load what they need (BM25 index…)
+                asyncio.run(hammer(server.url, kb_id, 4, 3.0, kind == "ask"))
+                meter = stack.meter(api=lambda s=server: [s.pid]).start()
+                result = asyncio.run(
+                    hammer(server.url, kb_id, args.clients, args.seconds, kind == "ask")
+                )
+                result["cpu"] = meter.stop()
+                report[f"{kind}_{workers}_processes"] = result
+                log(f"{kind}, {workers} API process(es): {result}")
+
+
+def ratios(report: dict[str, Any]) -> dict[str, Any]:
+    from bench import ingest_workers
+
+    def per_s(key: str) -> float:
+        return float(report[key]["per_s"])
+
+    def api_cpu(key: str) -> float:
+        return float(report[key]["cpu"]["cpu_s"]["api"])
+
+    return {
+        "ingest_2_over_1": ingest_workers.ratio(
+            report["ingest_1_worker"], report["ingest_2_workers"]
+        ),
+        "ingest_2_one_killed_over_1": round(
+            report["ingest_2_workers_one_killed"]["docs_per_s"]
+            / report["ingest_1_worker"]["docs_per_s"], 2
+        ),
         "retrieve_2_over_1": round(
-            report["retrieve_2_processes"]["per_s"] / report["retrieve_1_processes"]["per_s"], 2
+            per_s("retrieve_2_processes") / per_s("retrieve_1_processes"), 2
         ),
-        "ask_2_over_1": round(
-            report["ask_2_processes"]["per_s"] / report["ask_1_processes"]["per_s"], 2
+        "ask_2_over_1": round(per_s("ask_2_processes") / per_s("ask_1_processes"), 2),
+        "retrieve_api_cpu_2_over_1": round(
+            api_cpu("retrieve_2_processes") / max(api_cpu("retrieve_1_processes"), 1e-9), 2
         ),
-    }
-    log(f"ratios: {report['ratios']}")
+        "ask_api_cpu_2_over_1": round(
+            api_cpu("ask_2_processes") / max(api_cpu("ask_1_processes"), 1e-9), 2
+        ),
+    }  # fmt: skip
 
 
 def main() -> None:
@@ -319,18 +206,26 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--phases", nargs="*", choices=["shared", "batching"], default=["shared", "batching"]
-    )
+        "--phases", nargs="*", choices=["shared", "sse", "batching"],
+        default=["shared", "sse", "batching"],
+    )  # fmt: skip
     parser.add_argument("--docs", type=int, default=2000, help="news items ingested (shared)")
+    parser.add_argument("--sse-asks", type=int, default=500, help="concurrent SSE asks (sse)")
     throughput.add_arguments(parser)  # --chunks, --clients, --seconds, --embed-threads
     args = parser.parse_args()
-    report: dict[str, Any] = {"machine": machine(), "docs": args.docs, "chunks": args.chunks}
+    report: dict[str, Any] = {
+        "cores": os.cpu_count(),
+        "load_at_start": load_average(),
+        "docs": args.docs,
+        "chunks": args.chunks,
+    }
     started = time.perf_counter()
-    if "shared" in args.phases:
+    if {"shared", "sse"} & set(args.phases):
         shared_phase(args, report)
     if "batching" in args.phases:
         report["batching"] = throughput.run(args, ["store", "retrieve"])
     report["minutes"] = round((time.perf_counter() - started) / 60, 1)
+    report["machine"] = machine()  # its load average is the one at the end
     log(f"wrote {write_json(RESULTS_DIR / 'scale.json', report)}")
 
 
