@@ -171,7 +171,13 @@ def role(proc: psutil.Process) -> str:
     if "resource_tracker" in joined:
         return "multiprocessing resource tracker"
     if "multiprocessing" in joined:
-        return "helper process (" + ("spawn" if "spawn" in joined else "fork") + ")"
+        try:
+            parent = proc.parent()
+            serve = parent is not None and "serve" in parent.cmdline()
+        except psutil.Error:
+            serve = False
+        # `serve --workers N` spawns uvicorn's N processes; a worker its indexing helper
+        return "api process (uvicorn worker)" if serve else "indexing helper process"
     if "milvus-lite" in joined or "milvus_lite" in joined:
         return "milvus-lite server"
     if " -m bench." in f" {joined}" or "bench/" in joined:

@@ -157,7 +157,7 @@ def throughput_runs(args: Any, stack: Any, kb_id: str, logs: Path, report: dict[
         with api(stack.env, workers, logs / f"api-{workers}.log") as server:
             for kind in ("retrieve", "ask"):
                 # warm-up: each process's first requests load what they need (BM25 index…)
-                asyncio.run(hammer(server.url, kb_id, 4, 3.0, kind == "ask"))
+                asyncio.run(hammer(server.url, kb_id, args.clients, 3.0, kind == "ask"))
                 meter = stack.meter(api=lambda s=server: [s.pid]).start()
                 result = asyncio.run(
                     hammer(server.url, kb_id, args.clients, args.seconds, kind == "ask")

@@ -12,9 +12,12 @@ then for `--minutes`, at the same time:
 - a deleter deleting one of the documents the uploader added every ~3 s, whatever its status
   (queued, being indexed or indexed: deletion races indexing on purpose).
 
-Every ~30 s (`--sample-s`): RSS and open file descriptors of every planrag process (the API
-supervisor, its 2 worker processes, the indexing worker, any helper process), the Milvus Lite
-server, PostgreSQL (its postmaster) and the bench itself. Errors: non-200 answers and
+Every client opens a new connection per request, so that requests spread over both API
+processes. Before the first sample, 40 asks warm both processes up (the e5 model and the KB's
+BM25 index are loaded at a process's first ask: not growth). Every ~30 s (`--sample-s`): RSS
+and open file descriptors of every planrag process (the API supervisor, its 2 processes, the
+indexing worker and its helper process), the Milvus Lite server, PostgreSQL (its postmaster)
+and the bench itself; the CPU seconds of each group over the soak. Errors: non-200 answers and
 exceptions by operation and kind (an ask also fails on an `error` event or no `end` event),
 with the first messages of each kind. At the end, once the queue is empty: no document left
 `pending`/`processing`/`deleting`, every uploaded document not deleted is `completed`, every
@@ -124,13 +127,32 @@ class Soak:
                 self.tally.error(f"delete: {type(exc).__name__}", repr(exc))
 
     async def run(self, askers: int) -> None:
-        limits = httpx.Limits(max_connections=askers + 10)
-        async with httpx.AsyncClient(timeout=httpx.Timeout(300.0), limits=limits) as client:
+        async with fresh_connections(askers + 2) as client:
             await asyncio.gather(
                 *(self.asker(client, i) for i in range(askers)),
                 self.uploader(client),
                 self.deleter(client),
             )
+
+
+def fresh_connections(n: int) -> httpx.AsyncClient:
+    """A client that opens a new connection per request (no keep-alive), so that requests
+    spread over the API processes (a kept connection stays with the process that accepted it)."""
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+    return httpx.AsyncClient(timeout=httpx.Timeout(300.0), limits=limits)
+
+
+async def warm_up(url: str, asks: int = 40, concurrency: int = 8) -> int:
+    """Asks before the first sample: each API process loads the e5 model and the KB's BM25
+    index at its first ask, which is not growth. The number of failed asks."""
+    body = {"question": QUERIES[0], "knowledge_bases": [KB]}
+    async with fresh_connections(concurrency) as client:
+        results = []
+        for _ in range(asks // concurrency):
+            results += await asyncio.gather(
+                *(one_ask(client, url, body) for _ in range(concurrency))
+            )
+    return sum("error" in r for r in results)
 
 
 def sample(meter: Any, started: float) -> dict[str, Any]:
@@ -221,6 +243,7 @@ def soak(args: argparse.Namespace, stack: Stack, logs: Path) -> dict[str, Any]:
             initial = upload(url, kb_id, news(args.docs))
             if not wait_drained(url, 1800):
                 raise RuntimeError("the first documents were not indexed in 30 minutes")
+            warm_up_errors = asyncio.run(warm_up(url))
             log(f"soak: {len(initial)} documents indexed; soaking {args.minutes} min")
             meter = stack.meter(api=lambda: [server.pid], worker=lambda: [worker.pid])
             started = time.monotonic()
@@ -250,6 +273,7 @@ def soak(args: argparse.Namespace, stack: Stack, logs: Path) -> dict[str, Any]:
         "errors": sum(run.tally.errors.values()),
         "errors_by_kind": dict(run.tally.errors),
         "error_examples": run.tally.examples,
+        "warm_up_errors": warm_up_errors,
         "queue_drained_after": drained,
         "consistency": consistency,
         "growth": growth(samples),
