@@ -1,29 +1,40 @@
-"""Throughput beyond one request at a time (issue 14), two parts, each optional (`--phases`):
+"""Throughput beyond one request at a time (issue 14), three parts, each optional (`--phases`):
 
-shared — several processes over shared stores: Milvus Lite's gRPC server + PostgreSQL
-(pgserver), the ingestion queue in the metadata DB.
-  1. Ingestion of `--docs` Korean news items (../shared/data/ko_news_2017) with 1 worker
-     process, then (a fresh KB) with 2 — one of them SIGKILLed midway: documents/s of each, and
-     the check that every document ended `completed` once with no duplicate passages.
-  2. Retrieve throughput (hybrid, `--clients` concurrent clients for `--seconds`) against
-     `serve --workers 1` and `--workers 2`: requests/s and p50/p95; the same for `/ai/v2/ask`
-     without an LLM (whole SSE answers).
+shared — several processes over shared stores (bench.stack): Milvus Lite's gRPC server +
+PostgreSQL (pgserver), the ingestion queue in the metadata DB, every process embedding with
+`--embed-threads` e5 threads (1 by default) and a worker taking one job at a time.
+  1. Ingestion of `--docs` Korean news items (../shared/data/ko_news_2017, one chunk each) by
+     `planrag worker` processes (bench.ingest_workers), each into a fresh KB: 1 worker, 2
+     workers, then 2 workers with one SIGKILLed at half the documents. Documents/s (whole run
+     and steady part) and the CPU seconds of every process group; the ratio 2 over 1 compares
+     the two runs without a kill. The killed run is the correctness check (every document
+     `completed`, listed once, chunk ids per document in Milvus = the metadata DB's, no
+     duplicate texts, no stray vectors); it pays the 10 s lease, so its rate is not a ratio.
+  2. Retrieve throughput (hybrid, `--clients` concurrent clients for `--seconds`, after 3 s of
+     warm-up) against `serve --workers 1` and `--workers 2`: requests/s and p50/p95, and the
+     CPU seconds of the API processes, Milvus, PostgreSQL and the bench client (what the ratio
+     could reach on 2 cores); the same for `/ai/v2/ask` without an LLM (whole SSE answers).
+sse — `--sse-asks` concurrent SSE asks across `serve --workers 2` (bench.sse) on the KB the
+shared phase indexed with 2 workers (alone, the phase indexes `--docs` items first): errors,
+p50/p95 time to the first SSE event and to the end, RSS of each API process before/after/peak.
 batching — the micro-batchers off against on, at `--chunks` chunks of synthetic vectors in
 embedded Milvus Lite (bench.throughput: the store alone with `--clients` threads, then
 `/retrieve` over HTTP with both batchers off, query embedding only, both on).
 
-Ratios are within one run; the machine (2 cores) is shared: see the load averages in the report.
+Ratios are within one run; the machine (2 cores) is shared: every run records the load average
+and the machine's busy CPU seconds beside its own groups' (`cpu_s_others`: other processes).
 
-A run of about 15 minutes on 2 quiet cores (an estimate from its parts, not run whole: under a
-load average of 10–15 the batching phase at 100k chunks took ≈ 5 min to fill, ≈ 2 min for the
-store runs and ≈ 14 min for the three servers' retrieve runs; quiet, ≈ 8 min is expected; the
-shared phase with 200 documents ≈ 6 min):
+The issue's figures (2,000 documents, 500 SSE asks), without the batching phase — an estimate
+of ≈ 25–35 min on 2 quiet cores (ingestion ≈ 15–20 min of it; smoke-tested only at 20
+documents under load):
 
-  python -m bench.scale --docs 200 --chunks 100000 --clients 50 --seconds 20
+  python -m bench.scale --phases shared sse --docs 2000 --clients 50 --seconds 20 --sse-asks 500
 
-The issue's ingestion figure wants `--docs 2000` (the default; ingestion then dominates, well over
-the quarter hour). Quick checks: `--phases batching --chunks 20000 --seconds 10` (≈ 4 min);
-`--phases shared --docs 20 --clients 4 --seconds 5` (≈ 3 min). Results: bench/results/scale.json.
+The batching phase (≈ 8 min quiet, ≈ 20 min under a load of 10–15):
+`python -m bench.scale --phases batching --chunks 100000 --clients 50 --seconds 20`.
+Quick checks: `--phases shared sse --docs 20 --clients 4 --seconds 5 --sse-asks 50` (≈ 6 min
+under load); `--phases batching --chunks 20000 --seconds 10` (≈ 4 min). Results:
+bench/results/scale.json, process logs in bench/results/scale-logs/.
 """
 
 from __future__ import annotations

@@ -159,8 +159,9 @@ def sample(meter: Any, started: float) -> dict[str, Any]:
     """RSS and descriptors of every process now (PostgreSQL: the postmaster; backends come
     and go with connections)."""
     snap = meter.snapshot()
+    backends = len(snap["postgres"]) - 1
     snap["postgres"] = snap["postgres"][:1]
-    return {"t_s": round(time.monotonic() - started, 1), **snap}
+    return {"t_s": round(time.monotonic() - started, 1), "postgres_backends": backends, **snap}
 
 
 def sampler(meter: Any, every_s: float, started: float, stop_at: float, out: list) -> None:
@@ -175,7 +176,7 @@ def growth(samples: list[dict]) -> list[dict[str, Any]]:
     first, last = samples[0], samples[-1]
     rows = []
     for group, procs in first.items():
-        if group == "t_s":
+        if not isinstance(procs, list):
             continue
         later = {p["pid"]: p for p in last.get(group, [])}
         for p in procs:
