@@ -12,8 +12,11 @@ PostgreSQL (pgserver), the ingestion queue in the metadata DB, every process emb
      duplicate texts, no stray vectors); it pays the 10 s lease, so its rate is not a ratio.
   2. Retrieve throughput (hybrid, `--clients` concurrent clients for `--seconds`, after 3 s of
      warm-up) against `serve --workers 1` and `--workers 2`: requests/s and p50/p95, and the
-     CPU seconds of the API processes, Milvus, PostgreSQL and the bench client (what the ratio
-     could reach on 2 cores); the same for `/ai/v2/ask` without an LLM (whole SSE answers).
+     CPU seconds of the API processes (each), Milvus, PostgreSQL and the bench client (what the
+     ratio could reach on 2 cores); the same for `/ai/v2/ask` without an LLM (whole SSE
+     answers). Every request opens a new connection: with kept connections one of uvicorn's
+     processes accepted all 50 (the other idle: seen in a smoke run), which measured accept
+     luck, not 2 processes.
 sse — `--sse-asks` concurrent SSE asks across `serve --workers 2` (bench.sse) on the KB the
 shared phase indexed with 2 workers (alone, the phase indexes `--docs` items first): errors,
 p50/p95 time to the first SSE event and to the end, RSS of each API process before/after/peak.
@@ -70,16 +73,20 @@ async def hammer(
     queries: list[str] = QUERIES,
     strategy: str = "hybrid",
     kb_name: str = "ingest-2",
+    keepalive: bool = True,
 ) -> dict:
     """`clients` concurrent clients asking (SSE, whole answers) or retrieving (`strategy`,
-    top 5) for `seconds`, cycling through `queries`."""
+    top 5) for `seconds`, cycling through `queries`. Without `keepalive` every request opens
+    a new connection: against `serve --workers N` a kept connection stays with the process that
+    accepted it, and one process may accept all of a burst of new connections."""
     latencies: list[float] = []
     errors = 0
     deadline = time.monotonic() + seconds
 
     async def client_loop(i: int) -> None:
         nonlocal errors
-        async with httpx.AsyncClient(timeout=300) as client:
+        limits = httpx.Limits(max_keepalive_connections=None if keepalive else 0)
+        async with httpx.AsyncClient(timeout=300, limits=limits) as client:
             n = i
             while time.monotonic() < deadline:
                 query = queries[n % len(queries)]
@@ -168,12 +175,19 @@ def throughput_runs(args: Any, stack: Any, kb_id: str, logs: Path, report: dict[
         with api(stack.env, workers, logs / f"api-{workers}.log") as server:
             for kind in ("retrieve", "ask"):
                 # warm-up: each process's first requests load what they need (BM25 index…)
-                asyncio.run(hammer(server.url, kb_id, args.clients, 3.0, kind == "ask"))
+                asyncio.run(
+                    hammer(server.url, kb_id, args.clients, 3.0, kind == "ask", keepalive=False)
+                )
                 meter = stack.meter(api=lambda s=server: [s.pid]).start()
                 result = asyncio.run(
-                    hammer(server.url, kb_id, args.clients, args.seconds, kind == "ask")
-                )
+                    hammer(server.url, kb_id, args.clients, args.seconds, kind == "ask",
+                           keepalive=False)
+                )  # fmt: skip
                 result["cpu"] = meter.stop()
+                serving = "planrag serve" if workers == 1 else "api process"
+                result["cpu_s_per_api_process"] = [
+                    p["cpu_s"] for p in result["cpu"]["processes"] if p["role"].startswith(serving)
+                ]
                 report[f"{kind}_{workers}_processes"] = result
                 log(f"{kind}, {workers} API process(es): {result}")
 
