@@ -32,6 +32,7 @@ from bench.stack import Stack, planrag, stop, upload
 
 INDEXED = re.compile(r"indexed (\S+): (?:DocumentStatus\.)?completed")
 POLL_S = 1.0
+STALL_S = 900  # a worker's start-up on a loaded machine took ≈ 1 min; 15 without progress is stuck
 
 
 def queue_depth(url: str) -> int:
@@ -62,10 +63,14 @@ def run(
     for path in log_paths:
         path.unlink(missing_ok=True)
     procs.extend(planrag(["worker"], worker_env, path) for path in log_paths)
+    progress_at, last_done = time.monotonic(), -1
     try:
         while True:
             done = total - queue_depth(url)
             now = time.monotonic() - started
+            if done != last_done:
+                progress_at, last_done = time.monotonic(), done
+            stalled(procs, progress_at, log_paths)
             for mark, share in (("10%", 0.1), ("90%", 0.9)):
                 if mark not in marks and done >= share * total:
                     marks[mark] = now
@@ -96,6 +101,15 @@ def run(
     result["check"] = check(url, stack, kb["id"], doc_ids, log_paths)
     log(f"{name}: {result}")
     return result
+
+
+def stalled(procs: list, progress_at: float, log_paths: list[Path]) -> None:
+    """Raise when every worker has exited (the killed one included), or nothing finished for
+    STALL_S seconds (a bench must end, with the logs to read)."""
+    if all(p.poll() is not None for p in procs):
+        raise RuntimeError(f"every worker exited; see {', '.join(map(str, log_paths))}")
+    if time.monotonic() - progress_at > STALL_S:
+        raise RuntimeError(f"no document finished for {STALL_S} s; see {log_paths[0]}")
 
 
 def check(

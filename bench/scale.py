@@ -35,9 +35,10 @@ documents under load):
 
 The batching phase (≈ 8 min quiet, ≈ 20 min under a load of 10–15):
 `python -m bench.scale --phases batching --chunks 100000 --clients 50 --seconds 20`.
-Quick checks: `--phases shared sse --docs 20 --clients 4 --seconds 5 --sse-asks 50` (≈ 6 min
+Quick checks: `--phases shared sse --docs 40 --clients 8 --seconds 8 --sse-asks 50` (≈ 4 min
 under load); `--phases batching --chunks 20000 --seconds 10` (≈ 4 min). Results:
-bench/results/scale.json, process logs in bench/results/scale-logs/.
+bench/results/scale.json for all phases, else scale-<phases>.json (e.g.
+scale-shared-sse.json); process logs in bench/results/scale-logs/.
 """
 
 from __future__ import annotations
@@ -251,7 +252,13 @@ def main() -> None:
         report["batching"] = throughput.run(args, ["store", "retrieve"])
     report["minutes"] = round((time.perf_counter() - started) / 60, 1)
     report["machine"] = machine()  # its load average is the one at the end
-    log(f"wrote {write_json(RESULTS_DIR / 'scale.json', report)}")
+    # `scale.json` for every phase; a subset writes its own file (no run overwrites another's)
+    name = (
+        "scale"
+        if set(args.phases) == {"shared", "sse", "batching"}
+        else "-".join(["scale", *args.phases])
+    )
+    log(f"wrote {write_json(RESULTS_DIR / f'{name}.json', report)}")
 
 
 if __name__ == "__main__":

@@ -69,10 +69,10 @@ class Stack:
 
         client, out = self._milvus(), {}
         try:
-            for start in range(0, len(doc_ids), 200):
+            for start in range(0, len(doc_ids), 50):
                 rows = client.query(
                     collection_name(kb_id),
-                    filter=render_milvus(In(field="doc_id", values=doc_ids[start : start + 200])),
+                    filter=render_milvus(In(field="doc_id", values=doc_ids[start : start + 50])),
                     output_fields=["chunk_id", "doc_id", "text"],
                 )
                 for row in rows:
