@@ -130,13 +130,8 @@ def _latin_spans(text: str) -> list[tuple[int, int]]:
             (w.start() + match.start(), w.end() + match.start(), w.group(0))
             for w in re.finditer(r"\S+", match.group(0))
         ]
-        # A sentence's first word is capitalised anyway: "The Beatles" keeps "Beatles", "In 2004"
-        # nothing; inside a sentence it is part of a title ("the film After the Truth").
-        before = text[: match.start()].rstrip(" \t\"'“‘([«")
-        opening = not before or before[-1] in ".!?:;\n"
-        dropped = (LATIN_STOP if opening else frozenset()) | ROLES | set(CONNECTORS)
-        while words and words[0][2].casefold() in dropped:
-            words = words[1:]  # "CEO of SpaceX" keeps "SpaceX"
+        while words and words[0][2].casefold() in LATIN_STOP | ROLES | set(CONNECTORS):
+            words = words[1:]  # "The Beatles" keeps "Beatles", "CEO of SpaceX" keeps "SpaceX"
         while words and words[-1][2].casefold() in CONNECTORS:
             words = words[:-1]
         if not words or (len(words) == 1 and _common(words[0][2])):

@@ -86,9 +86,3 @@ def test_a_name_never_runs_over_a_line_break() -> None:
         "Republican",
         "Florida Senate",
     ]
-
-
-def test_stop_words_open_a_name_inside_a_sentence_only() -> None:
-    text = "The film After the Truth won. After the war, The Beatles met Who Framed Roger Rabbit."
-    assert names(text) == ["After the Truth", "Beatles", "Who Framed Roger Rabbit"]
-    assert [normalize(n) for n in names("a song by The Beatles")] == ["beatles"]
