@@ -1,7 +1,8 @@
 """Offline tuning of graph search's scoring and merge on a KB kept by `bench.graph quality
 --data-dir` (ingested once): each question's base candidates are computed once (the retrieval
 service's own pool, as graph search receives it), then every variant of graph scoring
-(÷ n^df_power per entity, the weight of a chunk titled after a reached entity) and of the merge
+(the weight of a chunk titled after a reached entity, how specific its entity must be to promote it)
+and of the merge
 is scored on them in seconds.
 
     python -m bench.graph_tune --data-dir bench/results/graph/minilm --set hotpotqa_200 \
@@ -128,6 +129,7 @@ def main() -> None:
     parser.add_argument("--model")
     parser.add_argument("--hops", nargs="*", type=int, default=[1, 2])
     parser.add_argument("--about", nargs="*", type=float, default=[0.0, 1.0, 2.0])
+    parser.add_argument("--about-max", nargs="*", type=int, default=[5, 10, 20, 3000])
     args = parser.parse_args()
     datasets = all_datasets()
     datasets["hotpotqa_24"] = datasets["hotpotqa_200"].with_name("hotpotqa_24.json")
@@ -159,9 +161,9 @@ def main() -> None:
             doc_of.update({c.chunk_id: c.doc_id for c in candidates})
         add("graph off", [[c for c, _, _ in b] for b in bases])
         titles = titles_of(runtime)
-        for hops, df_power, about in itertools.product(args.hops, (0.5, 1.0), args.about):
+        for hops, most, about in itertools.product(args.hops, args.about_max, args.about):
             search = GraphSearch(
-                store, kb.graph_backend, df_power, BRIDGE_HOPS, titles, about_weight=about
+                store, kb.graph_backend, 0.5, BRIDGE_HOPS, titles, about, about_max=most
             )
             results = [search.search(kb.id, ctx.text, hops, 30) for ctx, _ in captured]
             for r in results:
@@ -175,7 +177,7 @@ def main() -> None:
                         hits = [] if skip else r.hits
                         plain = [c for c, _, _ in base]
                         rankings.append(run(base, hits, cosine) if hits else plain)
-                    label = f"{hops}h df^{df_power} about{about} {name}{' gated' if gate else ''}"
+                    label = f"{hops}h about{about}≤{most} {name}{' gated' if gate else ''}"
                     add(label, rankings)
     finally:
         runtime.close()

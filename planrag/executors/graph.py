@@ -54,6 +54,7 @@ FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
 MENTIONS_LIMIT = 3000
 ABOUT_WEIGHT = 1.0  # a chunk of the document titled after a reached entity (see above)
+ABOUT_MAX = 5  # such a chunk is promoted (`about`) when its entity is in at most this many chunks
 Titles = Callable[[list[str]], dict[str, str]]  # doc ids → their titles
 
 _EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
@@ -101,7 +102,9 @@ class GraphHit:
     score: float  # path score in (0, 1], the best chunk 1
     entities: list[str]
     hops: int = 0  # the fewest relations between a question entity and what it mentions
-    about: bool = False  # its document is titled after an entity the question reached
+    # Its document is titled after an entity the question reached through a relation (a bridge:
+    # the base strategy finds the documents about the question's own entities).
+    about: bool = False
 
 
 @dataclass
@@ -124,6 +127,8 @@ class GraphSearch:
         min_hops: int = 0,
         titles: Titles | None = None,
         about_weight: float = ABOUT_WEIGHT,
+        about_hops: int = 1,
+        about_max: int = ABOUT_MAX,
     ) -> None:
         self._store = store
         self._backend = backend
@@ -131,6 +136,8 @@ class GraphSearch:
         self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
         self._titles = titles
         self._about_weight = about_weight
+        self._about_hops = about_hops  # hits flagged `about` (promoted) only for entities this far
+        self._about_max = about_max  # … and mentioned in at most this many chunks (specific)
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
@@ -249,7 +256,8 @@ class GraphSearch:
             hop = depth.get(m.key, 0)
             if (m.doc_id, m.key) in about:
                 weight = reached.get(m.key, 0.0) * self._about_weight
-                titled.add(m.chunk_id)
+                if hop >= self._about_hops and per_entity[m.key] <= self._about_max:
+                    titled.add(m.chunk_id)
             elif hop >= self._min_hops:
                 weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             else:

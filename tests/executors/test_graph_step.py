@@ -98,6 +98,14 @@ def test_a_document_titled_after_a_reached_entity_is_the_one_about_it() -> None:
     assert with_titles.hits[0].chunk_id == "s2" and with_titles.hits[0].score == 1.0
     others = [h.score for h in with_titles.hits if h.chunk_id in {"s0", "s1", "s3"}]
     assert others and max(others) < 1.0
+    assert [h.chunk_id for h in with_titles.hits if h.about] == ["s2"]  # promoted by the merge
+    # Starship is in 5 chunks: with at most 4 allowed it is too common to promote a chunk for.
+    common = GraphSearch(store, "toy", min_hops=1, titles=titled, about_max=4)
+    assert not any(h.about for h in common.search("kb", question, 2, 10).hits)
+    # The question's own entity (SpaceX, titled doc-b "SpaceX") is no bridge: not promoted.
+    titles["doc-b"] = "SpaceX"
+    again = GraphSearch(store, "toy", min_hops=1, titles=titled).search("kb", question, 2, 10)
+    assert [h.chunk_id for h in again.hits if h.about] == ["s2"]
 
 
 def test_title_keys_drop_a_trailing_disambiguation() -> None:
