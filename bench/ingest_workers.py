@@ -57,7 +57,7 @@ def run(
     procs: list = []
     meter = stack.meter(api=lambda: [api_pid], workers=lambda: [p.pid for p in procs]).start()
     started = time.monotonic()
-    marks: dict[str, float] = {}
+    marks: dict[str, tuple[float, int]] = {}  # when 10 % and 90 % were done, and how many
     killed_at = None
     log_paths = [logs / f"{name}-w{i}.log" for i in range(workers)]
     for path in log_paths:
@@ -73,7 +73,7 @@ def run(
             stalled(procs, progress_at, log_paths)
             for mark, share in (("10%", 0.1), ("90%", 0.9)):
                 if mark not in marks and done >= share * total:
-                    marks[mark] = now
+                    marks[mark] = (now, done)
             if kill and killed_at is None and done >= total // 2:
                 procs[0].send_signal(signal.SIGKILL)
                 killed_at = done
@@ -85,8 +85,10 @@ def run(
         cpu = meter.stop()
         for proc in procs:
             stop(proc)
-    steady_docs = round(0.9 * total) - round(0.1 * total)
-    steady_s = max(marks.get("90%", elapsed) - marks.get("10%", 0.0), 1e-9)
+    (t10, n10), (t90, n90) = marks.get("10%", (0.0, 0)), marks.get("90%", (elapsed, total))
+    steady_docs, steady_s = n90 - n10, t90 - t10
+    if steady_s < 2 * POLL_S:  # too short a run to tell: the whole run's rate
+        steady_docs, steady_s = total, elapsed
     result = {
         "workers": workers,
         "killed": kill,
