@@ -328,15 +328,17 @@ def merge(
     lifted = [g for g in graph if g.about and g.chunk_id not in kept][:promote] if top else []
     promoted = [(g.chunk_id, g.doc_id, cap, g) for g in lifted]
     skip = kept | {g.chunk_id for g in lifted}
-    rest = []
-    for chunk, doc, score in base[keep:]:
+    ranked = []
+    for position, (chunk, doc, score) in enumerate(base[keep:]):
         hit = by_graph.get(chunk)
         if chunk in skip:
             continue
-        if hit is not None:
-            score = min(cap, score * (1.0 + (boost - 1.0) * hit.score))
-        rest.append((chunk, doc, score, hit))
-    rest.sort(key=lambda item: (-item[2], item[3] is None, item[0]))
+        boosted = score * (1.0 + (boost - 1.0) * hit.score) if hit is not None else score
+        # Capped ones tie at the cap: the higher boosted score first, then the base's order.
+        ranked.append(
+            (-min(cap, boosted), -boosted, position, (chunk, doc, min(cap, boosted), hit))
+        )
+    rest = [item for *_, item in sorted(ranked, key=lambda r: r[:3])]
     known = {c for c, _, _ in base}
     fresh = [g for g in graph if g.chunk_id not in known and g.chunk_id not in skip]
     if not fresh or add <= 0:
