@@ -1,7 +1,8 @@
 """Offline tuning of graph search's scoring and merge on a KB kept by `bench.graph quality
 --data-dir` (ingested once): each question's base candidates are computed once (the retrieval
 service's own pool, as graph search receives it), then every variant of graph scoring
-(÷ n^df_power per entity, chunks scored only through entities ≥ min_hops away) and of the merge
+(the weight of a chunk titled after a reached entity, how specific its entity must be to promote it)
+and of the merge
 is scored on them in seconds.
 
     python -m bench.graph_tune --data-dir bench/results/graph/minilm --set hotpotqa_200 \
@@ -21,8 +22,9 @@ from pathlib import Path
 from bench.datasets import RESULTS, all_datasets
 from bench.graph import _settings, kept_mapping
 from bench.report import load_average, log
+from planrag.core.types import title_text
 from planrag.executors.context import Candidate, QueryContext
-from planrag.executors.graph import POOL, GraphHit, GraphSearch, merge
+from planrag.executors.graph import BRIDGE_HOPS, POOL, GraphHit, GraphSearch, Titles, merge
 from planrag.runtime import Runtime
 from planrag.services.evaluation import DEPTH, BeirDataset
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at
@@ -50,6 +52,15 @@ def capture(runtime: Runtime, kb_id: str, text: str) -> tuple[QueryContext, list
     stores = StoreBundle(vector=runtime.vectors, lexical=runtime.bm25)
     ctx = QueryContext(kb, text[:MAX_QUERY_CHARS], embedder, stores)
     return ctx, [Candidate(chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score) for h in hits]
+
+
+def titles_of(runtime: Runtime) -> Titles:
+    """Documents' titles, as the retrieval service gives graph search them."""
+
+    def run(doc_ids: list[str]) -> dict[str, str]:
+        return {d.id: title_text(d) for d in runtime.metadata.get_documents(doc_ids).values()}
+
+    return run
 
 
 def memo(
@@ -83,11 +94,12 @@ def boost(factor: float) -> Merge:
     return run
 
 
-def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
-    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks)."""
+def kept(keep: int, add: int, factor: float = 1.5, promote: int = 0) -> Merge:
+    """The merge of planrag.executors.graph (top `keep` kept, `add` graph-only chunks, `promote`
+    chunks titled after a reached entity right below the kept top)."""
 
     def run(base, hits, scores):  # type: ignore[no-untyped-def]
-        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add)]
+        return [c for c, _, _, _ in merge(base, hits, scores, factor, keep, add, promote)]
 
     return run
 
@@ -95,8 +107,8 @@ def kept(keep: int, add: int, factor: float = 1.5) -> Merge:
 MERGES: dict[str, Merge] = {
     "boost 1.5 (before)": boost(1.5),
     **{
-        f"keep {k} add {a} ×{f}": kept(k, a, f)
-        for k, a, f in itertools.product((3, 5, 7), (0, 1, 2, 3), (1.5, 2.0))
+        f"keep {k} add {a} ×{f} promote {p}": kept(k, a, f, p)
+        for k, a, f, p in itertools.product((5, 7), (0, 5), (1.5, 2.0), (0, 1, 2, 3))
     },
 }
 
@@ -116,6 +128,8 @@ def main() -> None:
     parser.add_argument("--set", default="hotpotqa_200")
     parser.add_argument("--model")
     parser.add_argument("--hops", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--about", nargs="*", type=float, default=[0.0, 1.0, 2.0])
+    parser.add_argument("--about-max", nargs="*", type=int, default=[5, 10, 20, 3000])
     args = parser.parse_args()
     datasets = all_datasets()
     datasets["hotpotqa_24"] = datasets["hotpotqa_200"].with_name("hotpotqa_24.json")
@@ -146,13 +160,16 @@ def main() -> None:
             bases.append([(c.chunk_id, c.doc_id, c.score) for c in candidates])
             doc_of.update({c.chunk_id: c.doc_id for c in candidates})
         add("graph off", [[c for c, _, _ in b] for b in bases])
-        for hops, df_power, min_hops in itertools.product(args.hops, (0.5, 1.0), (0, 1)):
-            search = GraphSearch(store, kb.graph_backend, df_power=df_power, min_hops=min_hops)
+        titles = titles_of(runtime)
+        for hops, most, about in itertools.product(args.hops, args.about_max, args.about):
+            search = GraphSearch(
+                store, kb.graph_backend, 0.5, BRIDGE_HOPS, titles, about, about_max=most
+            )
             results = [search.search(kb.id, ctx.text, hops, 30) for ctx, _ in captured]
             for r in results:
                 doc_of.update({h.chunk_id: h.doc_id for h in r.hits})
             for name, run in MERGES.items():
-                for gate in (False, True):
+                for gate in (True,):
                     rankings = []
                     for cosine, base, r in zip(cosines, bases, results, strict=True):
                         exact = any(m.exact for m in r.metadata.matched_entities)
@@ -160,7 +177,7 @@ def main() -> None:
                         hits = [] if skip else r.hits
                         plain = [c for c, _, _ in base]
                         rankings.append(run(base, hits, cosine) if hits else plain)
-                    label = f"{hops}h df^{df_power} min{min_hops} {name}{' gated' if gate else ''}"
+                    label = f"{hops}h about{about}≤{most} {name}{' gated' if gate else ''}"
                     add(label, rankings)
     finally:
         runtime.close()

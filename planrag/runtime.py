@@ -60,15 +60,15 @@ from planrag.text.tokenizer import load_user_dictionary
 log = logging.getLogger(__name__)
 
 
-def build_calibrator(
-    metadata: MetadataStore, bm25: BM25Store, embedders: EmbedderRegistry
-) -> FusionCalibrator:
+def build_calibrator(metadata: MetadataStore, embedders: EmbedderRegistry) -> FusionCalibrator:
     """Hybrid fusion weights per KB, measured after indexing (and on demand)."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
-    return FusionCalibrator(metadata.sample_chunks, save, metadata.get_kb, bm25, embedders)
+    return FusionCalibrator(
+        metadata.sample_chunks, save, metadata.get_kb, metadata.searchable_chunk_count, embedders
+    )
 
 
 def open_vector_stores(
@@ -171,7 +171,7 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
-        calibrator = build_calibrator(metadata, bm25, embedders)
+        calibrator = build_calibrator(metadata, embedders)
         executors = ExecutorRegistry.build(
             ExecutorDeps(
                 rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost

@@ -24,7 +24,6 @@ from planrag.core.types import FusionCalibration, FusionInfo, KnowledgeBase, Leg
 from planrag.executors.context import QueryContext
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.stores.bm25 import K1, B
-from planrag.stores.lexical import LexicalStore
 from planrag.text.korean import split_sentences
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
@@ -102,13 +101,15 @@ class FusionCalibrator:
         sample: Sampler,
         save: Saver,
         load: Callable[[str], KnowledgeBase],
-        lexical: LexicalStore,
+        count: Callable[[str], int],
         embedders: EmbedderRegistry,
     ) -> None:
         self._sample = sample
         self._save = save
         self._load = load
-        self._lexical = lexical
+        # searchable chunks of a KB: a count in the metadata DB, not the BM25 index (building
+        # that after every indexed document cost O(KB size) per document, O(n²) per KB)
+        self._count = count
         self._embedders = embedders
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -137,7 +138,7 @@ class FusionCalibrator:
             lock = self._locks.setdefault(kb_id, threading.Lock())
         with lock:
             kb = self._load(kb_id)
-            size = self._lexical.size(kb_id)
+            size = self._count(kb_id)
             if size < MIN_CHUNKS:
                 return kb.calibration
             current = kb.calibration

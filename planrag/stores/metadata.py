@@ -373,6 +373,20 @@ class MetadataStore:
                 r.id: _chunk(r) for r in s.scalars(select(ChunkRow).where(ChunkRow.id.in_(ids)))
             }
 
+    def searchable_chunk_count(self, kb_id: str) -> int:
+        """Searchable chunks (not parents) of the KB's completed documents."""
+        query = (
+            select(func.count(ChunkRow.id))
+            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
+            .where(
+                DocumentRow.kb_id == kb_id,
+                DocumentRow.status == DocumentStatus.completed.value,
+                ChunkRow.kind != ChunkKind.parent.value,
+            )
+        )
+        with self.session() as s:
+            return int(s.scalar(query) or 0)
+
     def sample_chunks(self, kb_id: str, n: int, seed: int) -> list[tuple[str, str]]:
         """Up to n searchable chunks of completed documents, a deterministic sample by seed."""
         query = (

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
+import uuid
 from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
@@ -125,7 +125,15 @@ MATCH_EXACT = PREFIXES + (
     " BIND(?q AS ?key) ?e rdfs:label ?name ; rdf:type ?t } }"
 )
 ALL_KEYS = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { ?e sch:normalized ?key } }"
-KEYS_TTL_S = 30.0  # another process may write the same SPARQL server
+# Every write stamps the graph with a new version, so a process holding the KB's key index (for
+# fuzzy matching) rebuilds it exactly when some process — this one or another writing the same
+# SPARQL server — changed the graph, and never otherwise.
+VERSION = PREFIXES + "SELECT ?v WHERE { GRAPH $graph { $graph sch:version ?v } }"
+BUMP_VERSION = PREFIXES + (
+    "DELETE { GRAPH $graph { $graph sch:version ?old } }"
+    " INSERT { GRAPH $graph { $graph sch:version ?new } }"
+    " WHERE { $values OPTIONAL { GRAPH $graph { $graph sch:version ?old } } }"
+)
 
 # One direction per query: a UNION of both makes oxigraph scan the graph (100× slower).
 EXPAND_OUT = PREFIXES + (
@@ -180,7 +188,7 @@ class OntologyGraphStore:
     def __init__(self, endpoint: SparqlEndpoint) -> None:
         self._endpoint = endpoint
         self._write_lock = threading.Lock()
-        self._key_cache: dict[str, tuple[float, KeyIndex]] = {}
+        self._key_cache: dict[str, tuple[str | None, KeyIndex]] = {}
 
     # ── helpers ────────────────────────────────────────────────────────────────────────
     def _select(self, template: str, kb_id: str, limit: int = 0, **values: list) -> list[Row]:
@@ -227,14 +235,19 @@ class OntologyGraphStore:
                 quads.extend(_chunk_quads(chunk, g))
             for start in range(0, len(quads), 5000):
                 self._endpoint.insert(quads[start : start + 5000])
-            self._key_cache.pop(kb_id, None)
+            self._changed(kb_id)
+
+    def _changed(self, kb_id: str) -> None:
+        new: Bindings = {"new": [ox.Literal(uuid.uuid4().hex)]}
+        self._endpoint.update(render(BUMP_VERSION, new, graph_iri(kb_id)))
+        self._key_cache.pop(kb_id, None)
 
     def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
         with self._write_lock:
             for doc_id in dict.fromkeys(doc_ids):
                 bindings: Bindings = {"doc": [ox.Literal(doc_id)]}
                 self._endpoint.update(render(DELETE_DOCUMENT, bindings, graph_iri(kb_id)))
-            self._key_cache.pop(kb_id, None)
+            self._changed(kb_id)
 
     # ── reads ──────────────────────────────────────────────────────────────────────────
     def doc_ids(self, kb_id: str) -> set[str]:
@@ -267,11 +280,14 @@ class OntologyGraphStore:
         return Matches(matches=first_per_entity(found, limit), query=query)
 
     def _key_index(self, kb_id: str) -> KeyIndex:
+        """The KB's key index, rebuilt only when the graph's version stamp moved."""
+        rows = self._select(VERSION, kb_id)
+        version = str(rows[0]["v"]) if rows else None
         cached = self._key_cache.get(kb_id)
-        if cached is not None and time.monotonic() - cached[0] < KEYS_TTL_S:
+        if cached is not None and cached[0] == version:
             return cached[1]
         index = KeyIndex(r["key"] for r in self._select(ALL_KEYS, kb_id))
-        self._key_cache[kb_id] = (time.monotonic(), index)
+        self._key_cache[kb_id] = (version, index)
         return index
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:

@@ -4,7 +4,9 @@ and a document's "일론 머스크는" meet at one key, `일론_머스크`.
 
 Mentions: Korean proper nouns from Kiwi (NNP runs, with glued nouns and Latin letters:
 "SK하이닉스", "서울특별시", "일론 머스크"; particles are separate morphemes, so "일론 머스크가" →
-"일론 머스크"), and capitalised Latin spans ("Elon Musk", "Bank of America", "SpaceX", "HBM").
+"일론 머스크"), and capitalised Latin spans ("Elon Musk", "Bank of America", "SpaceX", "HBM") —
+except a lone nationality, language, faith, month or weekday ("an American actor", "in May"),
+which would tie together every passage that shares one.
 
 Entities of a question for the NER filter (`extract_entities`): Kiwi proper nouns (adjacent ones
 also joined), with titles such as 씨, 님, 배우, 감독 stripped ("오영수 배우", "이정재씨" → 오영수,
@@ -38,16 +40,42 @@ _STOP_WORDS = """a an the this that these those it its in on at of for to from b
     while after before as is are was were be been he she they we you i his her their our my your
     who what which where why how there here then so not no yes also however although because
     during since until into about over under between each every some many most all any both
-    one two three first second new old mr mrs ms dr prof sir st"""
+    one two three first second mr mrs ms dr prof sir st
+    born following originally formerly later other another several such according despite
+    within without through throughout among along upon unlike together"""
 LATIN_STOP = frozenset(_STOP_WORDS.split())
 # Roles are relations ("CEO of SpaceX"), not names: they never start a name.
 _ROLE_WORDS = """ceo cto cfo coo chairman chairwoman president founder cofounder co-founder
     director head minister king queen prince princess member captain professor author editor"""
 ROLES = frozenset(_ROLE_WORDS.split())
+# Capitalised words that are not names of one thing: nationalities and languages ("an American
+# director"), faiths, months and weekdays, "New", "Inc". Alone they are not entities — as
+# co-occurrence edges they would link every passage sharing a nationality or a month; inside a
+# name they stay ("American Airlines", "British Museum", "January Jones", "New York").
+_COMMON_CAPITALISED = """
+    afghan african albanian algerian american angolan arab arabic argentine argentinian armenian
+    asian australian austrian azerbaijani bangladeshi belarusian belgian bengali bolivian bosnian
+    brazilian british bulgarian burmese cambodian cameroonian canadian caribbean catalan chilean
+    chinese colombian congolese croatian cuban cypriot czech danish dutch ecuadorian egyptian
+    english estonian ethiopian european filipino finnish flemish french georgian german ghanaian
+    greek guatemalan haitian hawaiian hebrew hindi honduran hungarian icelandic indian indonesian
+    iranian iraqi irish israeli italian jamaican japanese jordanian kazakh kenyan korean kurdish
+    latin latvian lebanese libyan lithuanian malay malaysian maltese mexican moldovan mongolian
+    moroccan nepalese nigerian nordic norwegian pakistani palestinian panamanian persian peruvian
+    polish portuguese punjabi romanian russian rwandan samoan saudi scandinavian scottish serbian
+    sicilian singaporean slovak slovenian somali spanish sri sudanese swedish swiss syrian
+    taiwanese tamil thai tibetan tunisian turkish ugandan ukrainian uruguayan uzbek venezuelan
+    vietnamese welsh yemeni zambian zimbabwean anglo
+    christian catholic protestant jewish muslim islamic buddhist hindu orthodox
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    new old inc ltd llc corp co"""
+COMMON_CAPITALISED = frozenset(_COMMON_CAPITALISED.split())
 CONNECTORS = ("of", "the", "de", "du", "la", "le", "von", "van", "der", "den", "&", "for")
 _LATIN_WORD = r"(?:(?:[A-Z]\.){2,}|[A-Z][A-Za-z0-9'’.&-]*[A-Za-z0-9]|[A-Z]|[a-z]+[A-Z][A-Za-z0-9]*)"
+_GAP = r"[^\S\n]+"  # spaces within a line: a name never runs over a line break (title, text)
 _LATIN_SPAN = re.compile(
-    rf"(?<![A-Za-z0-9]){_LATIN_WORD}(?:(?:\s+(?:{'|'.join(CONNECTORS)}))*\s+{_LATIN_WORD})*"
+    rf"(?<![A-Za-z0-9]){_LATIN_WORD}(?:(?:{_GAP}(?:{'|'.join(CONNECTORS)}))*{_GAP}{_LATIN_WORD})*"
 )
 _EDGE_PUNCT = "\"'“”‘’«»()[]{}<>.,;:!?·-–—/\\|`~*#"
 
@@ -86,6 +114,15 @@ class Mention:
     end: int
 
 
+def _common(word: str) -> bool:
+    """A nationality, language, faith, month or weekday ("Americans", "American-born" too)."""
+    folded = word.casefold().strip(".'’")
+    folded = folded.split("-")[0] if "-" in folded else folded
+    return folded in COMMON_CAPITALISED or (
+        folded.endswith("s") and folded[:-1] in COMMON_CAPITALISED
+    )
+
+
 def _latin_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for match in _LATIN_SPAN.finditer(text):
@@ -97,7 +134,7 @@ def _latin_spans(text: str) -> list[tuple[int, int]]:
             words = words[1:]  # "The Beatles" keeps "Beatles", "CEO of SpaceX" keeps "SpaceX"
         while words and words[-1][2].casefold() in CONNECTORS:
             words = words[:-1]
-        if not words:
+        if not words or (len(words) == 1 and _common(words[0][2])):
             continue
         start, end = words[0][0], words[-1][1]
         while end > start and text[end - 1] in ".'’":

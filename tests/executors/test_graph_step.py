@@ -13,10 +13,10 @@ from planrag.core.errors import InvalidInput
 from planrag.core.filters import Eq
 from planrag.core.types import KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.graph import GraphExecutor
+from planrag.executors.graph import GraphExecutor, GraphSearch, title_keys, whole_words
 from planrag.executors.registry import ExecutorRegistry
 from planrag.stores.bundle import StoreBundle
-from planrag.testing.graph_store import CORPUS
+from planrag.testing.graph_store import CORPUS, chunk
 from tests.stores.toy_graph import ToyGraphStore
 
 QUESTION = "Which company that builds rockets does Elon Musk run?"
@@ -76,3 +76,46 @@ def test_no_graph_in_the_bundle_is_a_clear_error() -> None:
     step = ExecutorRegistry([Fixed()]).get("fixed", graph_hops=1)
     with pytest.raises(InvalidInput, match="has no graph"):
         step.run(context(None, {}), SearchParams(top_k=5))
+
+
+def test_a_document_titled_after_a_reached_entity_is_the_one_about_it() -> None:
+    """Many chunks name the bridge entity Starship; doc-s is titled "Starship": its chunk leads,
+    though every chunk mentions Starship once (without titles they tie)."""
+    store = ToyGraphStore()
+    store.add("kb", CORPUS)
+    extra = [chunk(f"s{i}", f"doc-{i}", ["Starship", f"Thing {i}"], []) for i in range(4)]
+    store.add("kb", extra)
+    titles = {"doc-2": "Starship", "doc-b": "Rockets"}
+    question = "What does the company that SpaceX people work for build?"
+
+    def titled(doc_ids: list[str]) -> dict[str, str]:
+        return {d: titles.get(d, d) for d in doc_ids}
+
+    plain = GraphSearch(store, "toy", min_hops=1).search("kb", question, 2, 10)
+    with_titles = GraphSearch(store, "toy", min_hops=1, titles=titled).search("kb", question, 2, 10)
+    starship = [h for h in plain.hits if "Starship" in h.entities]
+    assert len({h.score for h in starship if h.chunk_id.startswith("s")}) == 1  # a tie
+    assert with_titles.hits[0].chunk_id == "s2" and with_titles.hits[0].score == 1.0
+    others = [h.score for h in with_titles.hits if h.chunk_id in {"s0", "s1", "s3"}]
+    assert others and max(others) < 1.0
+    assert [h.chunk_id for h in with_titles.hits if h.about] == ["s2"]  # promoted by the merge
+    # Starship is in 5 chunks: with at most 4 allowed it is too common to promote a chunk for.
+    common = GraphSearch(store, "toy", min_hops=1, titles=titled, about_max=4)
+    assert not any(h.about for h in common.search("kb", question, 2, 10).hits)
+    # The question's own entity (SpaceX, titled doc-b "SpaceX") is no bridge: not promoted.
+    titles["doc-b"] = "SpaceX"
+    again = GraphSearch(store, "toy", min_hops=1, titles=titled).search("kb", question, 2, 10)
+    assert [h.chunk_id for h in again.hits if h.about] == ["s2"]
+
+
+def test_title_keys_drop_a_trailing_disambiguation() -> None:
+    keys = title_keys("Kiss and Tell (1945 film)")
+    assert "kiss_and_tell" in keys and len(keys) == 2
+    assert title_keys("Shirley Temple") == {"shirley_temple"}
+    assert title_keys("") == set()
+
+
+def test_a_fuzzy_latin_match_joins_whole_words() -> None:
+    assert whole_words("ken_pruitt", "ken") and whole_words("saltillo", "saltillo_engine")
+    assert not whole_words("ethel_houbiers", "eth") and not whole_words("dogwoman", "man")
+    assert whole_words("서울특별시", "서울")  # Korean compounds have no spaces inside

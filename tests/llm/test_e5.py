@@ -100,3 +100,44 @@ def test_fresh_default_kb_finds_korean_answer_with_ann(e5_client: TestClient) ->
     ).json()
     assert hits[0]["metadata"]["page"] == 1, hits
     assert "보건소" in hits[0]["content"]
+
+
+IDLE_CPU = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from planrag.llm.e5 import E5Embedder
+e5 = E5Embedder(threads=2)
+idle = 0.0
+for i in range(10):
+    e5.embed_queries([f"워밍업 질문 {{i}}"] * 4)
+    before = time.process_time()
+    time.sleep(0.1)  # the engine's threads wait for the next call meanwhile
+    idle += time.process_time() - before
+print(idle)
+"""
+
+
+def _idle_cpu_after_a_query(wait_policy: str | None) -> float:
+    """CPU seconds a process with a 2-thread e5 engine burns in the 0.1 s pauses after each of
+    10 calls (doing nothing else)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")}
+    if wait_policy:
+        env["OMP_WAIT_POLICY"] = wait_policy
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", IDLE_CPU.format(root=root)],
+        env=env, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def test_idle_engine_threads_sleep_unless_the_environment_asks_them_to_spin() -> None:
+    """OpenMP's spinning wait made a question cost 10× more on a busy machine: the engine is
+    loaded with the passive policy, and a policy set in the environment is kept (the spinning
+    one shows that the setting reaches the engine's OpenMP)."""
+    assert _idle_cpu_after_a_query(None) < 0.01  # the default wait spun ~8 ms after each call
+    assert _idle_cpu_after_a_query("ACTIVE") > 0.05

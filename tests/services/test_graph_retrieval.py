@@ -158,6 +158,33 @@ def test_merge_keeps_the_top_boosts_below_and_appends_graph_chunks() -> None:
     assert [(c, round(s, 4)) for c, _, s, _ in alone] == [("y", 0.75), ("x", 0.6)]
 
 
+def test_merge_places_chunks_about_a_reached_entity_below_the_kept_top() -> None:
+    base = [("a", "d1", 0.9), ("b", "d2", 0.8), ("c", "d3", 0.5), ("e", "d5", 0.3)]
+    graph = [
+        GraphHit("x", "d6", 1.0, ["Z"], hops=1, about=True),  # graph only, titled "Z"
+        GraphHit("e", "d5", 0.9, ["Y"], hops=1, about=True),  # the base's last, titled "Y"
+        GraphHit("f", "d7", 0.8, ["Y"], hops=1, about=True),  # a third: over the limit
+    ]
+    cosines = {"x": 0.2, "f": 0.2}
+    merged = merge(base, graph, lambda ids: {c: cosines[c] for c in ids}, 1.5, 2, 0, 2)
+    assert [(c, s) for c, _, s, _ in merged] == [
+        ("a", 0.9),
+        ("b", 0.8),
+        ("x", 0.8),
+        ("e", 0.8),
+        ("c", 0.5),
+    ]
+    assert merge(base, graph, lambda ids: {c: cosines[c] for c in ids}, 1.5, 2, 0, 0)[2][0] == "c"
+
+
+def test_capped_candidates_keep_the_order_of_their_boosted_scores() -> None:
+    base = [("k", "d0", 0.9), ("z", "d1", 0.7), ("a", "d2", 0.6), ("m", "d3", 0.5)]
+    graph = [GraphHit("a", "d2", 1.0, ["X"]), GraphHit("z", "d1", 1.0, ["X"])]
+    merged = merge(base, graph, lambda ids: {}, 2.0, keep=1, add=0, promote=0)
+    # z: 0.7 × 2 = 1.4 and a: 0.6 × 2 = 1.2 are both capped at 0.9; z stays first (not "a" < "z").
+    assert [(c, s) for c, _, s, _ in merged] == [("k", 0.9), ("z", 0.9), ("a", 0.9), ("m", 0.5)]
+
+
 def test_question_analysis() -> None:
     assert analyse("공자의 제자의 스승은?", 2).pattern == "A의 B의 C"
     assert analyse("일론 머스크가 CEO인 회사는?", 2).pattern == "A가 B인 C"

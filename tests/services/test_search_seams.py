@@ -12,6 +12,7 @@ from planrag.runtime import Runtime
 from planrag.services.ingestion import IngestionService, UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
+from planrag.stores.bm25 import LexicalIndex
 
 TOPICS = [
     "The museum is closed on Mondays and opens at nine on every other day of the week.",
@@ -65,6 +66,32 @@ def test_searches_never_calibrate(runtime: Runtime, monkeypatch: pytest.MonkeyPa
     assert runtime.metadata.get_kb(kb.id).calibration.chunk_count == len(TOPICS)  # type: ignore[union-attr]
     index(runtime, kb.id, TOPICS[:1], "b")  # grew by 10 %: indexing keeps the calibration
     assert measured == [kb.id]
+
+
+def test_indexing_documents_one_by_one_never_builds_the_keyword_index(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calibrating after each document counts the KB's chunks in the metadata DB: building the
+    BM25 index there made every document cost O(KB size) (a worker indexing 2,000 one-chunk
+    documents rebuilt the index 2,000 times). Only a search builds it, once."""
+    builds: list[int] = []
+    build = LexicalIndex.build
+
+    def counting(rows):  # type: ignore[no-untyped-def]
+        builds.append(len(rows))
+        return build(rows)
+
+    monkeypatch.setattr(LexicalIndex, "build", staticmethod(counting))
+    kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="one-by-one"))
+    for i, text in enumerate(TOPICS):
+        index(runtime, kb.id, [text], f"d{i}-")
+    assert builds == []
+    calibration = runtime.metadata.get_kb(kb.id).calibration
+    assert calibration is not None and calibration.chunk_count == MIN_CHUNKS  # measured at 8
+    assert runtime.metadata.searchable_chunk_count(kb.id) == len(TOPICS)
+    request = RetrieveRequest(query="museum closed on Mondays", strategy="hybrid", top_k=3)
+    assert runtime.retrieval.retrieve(kb.id, request)
+    assert builds == [len(TOPICS)]
 
 
 def test_a_document_being_indexed_is_in_no_index(

@@ -10,7 +10,7 @@ import pytest
 
 from planrag.stores.ontology import OntologyGraphStore, graph_iri
 from planrag.stores.sparql import EmbeddedSparql, RemoteSparql, render
-from planrag.testing.graph_store import CORPUS, GraphStoreConformance
+from planrag.testing.graph_store import CORPUS, GraphStoreConformance, chunk
 from tests.graph_servers import SparqlServer
 
 
@@ -53,3 +53,22 @@ class TestRemoteOntologyStore(GraphStoreConformance):
             render(query, {"g": [graph_iri(kb)]})
         )
         assert rows == [{"label": "Elon Musk"}]
+
+    def test_another_process_write_reaches_fuzzy_match_at_once(
+        self, store: OntologyGraphStore, kb: str
+    ) -> None:
+        """Two stores on one SPARQL server, as two API processes: the reader's key index (kept
+        for fuzzy matching) follows the writer's every change, by the graph's version stamp."""
+        store.add(kb, CORPUS)
+        assert [m.entity.key for m in store.match(kb, ["spacex"]).matches] == ["spacex"]
+        assert not store.match(kb, ["falcon"]).matches  # builds and keeps the key index
+        other = OntologyGraphStore(RemoteSparql(self.urls.query_url, self.urls.update_url))
+        try:
+            other.add(kb, [chunk("c9", "doc-c", ["Falcon Heavy"])])
+            found = store.match(kb, ["falcon"]).matches
+            assert [(m.entity.key, m.exact) for m in found] == [("falcon_heavy", False)]
+            other.delete_documents(kb, ["doc-c"])
+            assert not store.match(kb, ["falcon"]).matches
+        finally:
+            other.close()
+        assert store.stats(kb).entities == 6  # the stamp is not an entity

@@ -56,3 +56,33 @@ def test_offsets_point_at_the_text() -> None:
     text = "어제 일론 머스크가 말했다"
     [mention] = find_mentions(text)
     assert text[mention.start : mention.end] == "일론 머스크"
+
+
+def test_a_lone_nationality_language_or_month_is_no_entity() -> None:
+    text = (
+        "Scott Derrickson is an American director. He moved to Mexican and British films in May. "
+        "Americans love the American Civil War, British Airways and January Jones."
+    )
+    assert names(text) == [
+        "Scott Derrickson",
+        "American Civil War",
+        "British Airways",
+        "January Jones",
+    ]
+    assert names("Ed Wood was an American-born filmmaker") == ["Ed Wood"]
+    assert names("일론 머스크가 American 회사를 세웠다") == ["일론 머스크"]
+
+
+def test_new_opens_a_name_and_sentence_openers_do_not() -> None:
+    text = "Born in New York City, she moved to New Jersey. Following the war, Apple, Inc. grew."
+    assert names(text) == ["New York City", "New Jersey", "Apple"]
+    assert names("New members joined. Originally, Old Trafford was small.") == ["Old Trafford"]
+
+
+def test_a_name_never_runs_over_a_line_break() -> None:
+    assert names("Ken Pruitt\n\nKen Pruitt is a Republican member of the Florida Senate.") == [
+        "Ken Pruitt",
+        "Ken Pruitt",
+        "Republican",
+        "Florida Senate",
+    ]
