@@ -248,9 +248,9 @@ class AskSettings(BaseModel):
     # them and sending their `search_plan` events. 0: no limit (every search goes to the
     # default thread pool, as before this setting).
     search_concurrency: int = Field(default=4, ge=0, le=256)
-    # Admitted searches wait while other asks are being planned (their scope read, their plan
-    # made), so a burst's first events go out before its searches take the CPU. Plans are a few
-    # milliseconds each: searches are delayed, not starved. Needs search_concurrency > 0.
+    # While other asks are being planned (their scope read, their plan made) only one admitted
+    # search runs, so a burst's first events go out before its searches take the CPU. Plans are
+    # a few milliseconds each: searches are slowed, not stopped. Needs search_concurrency > 0.
     plans_before_searches: bool = True
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
