@@ -124,7 +124,11 @@ def _idle_cpu_after_a_query(wait_policy: str | None) -> float:
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "GOMP_SPINCOUNT")
+    }
     if wait_policy:
         env["OMP_WAIT_POLICY"] = wait_policy
     root = str(Path(__file__).resolve().parents[2])
@@ -137,7 +141,7 @@ def _idle_cpu_after_a_query(wait_policy: str | None) -> float:
 
 def test_idle_engine_threads_sleep_unless_the_environment_asks_them_to_spin() -> None:
     """OpenMP's spinning wait made a question cost 10× more on a busy machine: the engine is
-    loaded with the passive policy, and a policy set in the environment is kept (the spinning
-    one shows that the setting reaches the engine's OpenMP)."""
-    assert _idle_cpu_after_a_query(None) < 0.01  # the default wait spun ~8 ms after each call
+    loaded with the passive policy after a short spin, and a policy set in the environment is
+    kept (the spinning one shows that the setting reaches the engine's OpenMP)."""
+    assert _idle_cpu_after_a_query(None) < 0.03  # the default spin: ~7 ms after each call
     assert _idle_cpu_after_a_query("ACTIVE") > 0.05
