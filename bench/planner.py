@@ -37,7 +37,7 @@ import httpx  # noqa: E402
 
 from bench.ann_measure import release_milvus_lite  # noqa: E402
 from bench.report import RESULTS_DIR, log, machine, summarise_ms, write_json  # noqa: E402
-from bench.server import planrag_server  # noqa: E402
+from bench.server import environment, planrag_server  # noqa: E402
 from planrag.core.settings import LLMSettings, PlannerSettings  # noqa: E402
 from planrag.core.types import KbFacets  # noqa: E402
 from planrag.llm.chat import ChatClient  # noqa: E402
@@ -280,17 +280,8 @@ FILLED = "bench-planner-docs"  # marks a data dir `fill` completed
 
 def burst(data_dir: Path, tmp: Path, env: dict[str, str], n: int) -> dict[str, Any]:
     """`n` concurrent asks against a fresh server started with `env` over `data_dir`."""
-    saved = {key: os.environ.get(key) for key in env}
-    os.environ.update(env)
-    try:
-        with planrag_server(data_dir, tmp / "server.log") as server:
-            return {"env": env, **asyncio.run(concurrent(server.base_url, server.pid, n))}
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with environment(env), planrag_server(data_dir, tmp / "server.log") as server:
+        return {"env": env, **asyncio.run(concurrent(server.base_url, server.pid, n))}
 
 
 def headline(run: dict[str, Any]) -> str:

@@ -87,3 +87,18 @@ def planrag_server(data_dir: Path, log_path: Path) -> Iterator[ServerProcess]:
         yield ServerProcess(base_url, proc.pid, time.perf_counter() - start)
     finally:
         _stop(proc)
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """`values` in os.environ for the block (servers started inside inherit them)."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -29,13 +29,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +44,7 @@ from bench.ann_measure import release_milvus_lite
 from bench.fill import fill_kb, synthesize
 from bench.report import RESULTS_DIR, load_average, log, machine, summarise_ms, write_json
 from bench.scale import hammer
-from bench.server import planrag_server
+from bench.server import environment, planrag_server
 from planrag.core.settings import Settings
 from planrag.runtime import Runtime
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
@@ -156,20 +153,6 @@ def store_phase(data_dir: Path, kb_id: str, base: np.ndarray, args: argparse.Nam
         release_milvus_lite(path)
     report["on_over_off"] = round(report["on"]["per_s"] / max(report["off"]["per_s"], 1e-9), 2)
     return report
-
-
-@contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def questions(n: int = 5000) -> list[str]:
