@@ -29,7 +29,13 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+# A transaction-scoped PostgreSQL advisory lock taken by every migration run ("planrag" in ASCII).
+MIGRATION_LOCK = 0x706C616E726167
+
+
 def _run(engine: Engine, step: Callable[[Config], None]) -> None:
+    from sqlalchemy import text
+
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.connect() as connection:
         # SQLite alters a table in batch mode by copying it and dropping the original; with
@@ -41,6 +47,13 @@ def _run(engine: Engine, step: Callable[[Config], None]) -> None:
             connection.commit()
         try:
             with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    # Several processes start at once (`serve --workers N`, workers): one migrates,
+                    # the others wait here and then find the DB at head. Without the lock two
+                    # of them raced to create `alembic_version` and one process failed to start.
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
                 cfg.attributes["connection"] = connection
                 step(cfg)
         finally:
