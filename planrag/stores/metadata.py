@@ -6,9 +6,9 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, delete, event, func, select, update
+from sqlalchemy import Engine, Select, create_engine, delete, event, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -100,6 +100,18 @@ def _chunk(row: ChunkRow) -> Chunk:
         page=row.page,
         start=row.start,
         end=row.end,
+    )
+
+
+SelectT = TypeVar("SelectT", bound=Select)  # type: ignore[type-arg]
+
+
+def _searchable(query: SelectT, kb_id: str) -> SelectT:
+    """`query` over the searchable chunks (not parents) of the KB's completed documents."""
+    return query.join(DocumentRow, DocumentRow.id == ChunkRow.doc_id).where(
+        DocumentRow.kb_id == kb_id,
+        DocumentRow.status == DocumentStatus.completed.value,
+        ChunkRow.kind != ChunkKind.parent.value,
     )
 
 
@@ -304,7 +316,7 @@ class MetadataStore:
 
     def lexical_rows(self, kb_id: str) -> list[LexicalRow]:
         """Searchable chunks of a KB's completed documents with their tokens and metadata."""
-        query = (
+        query = _searchable(
             select(
                 ChunkRow.id,
                 ChunkRow.doc_id,
@@ -314,15 +326,9 @@ class MetadataStore:
                 DocumentRow.author,
                 DocumentRow.domain,
                 DocumentRow.date,
-            )
-            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
-            .where(
-                DocumentRow.kb_id == kb_id,
-                DocumentRow.status == DocumentStatus.completed.value,
-                ChunkRow.kind != ChunkKind.parent.value,
-            )
-            .order_by(ChunkRow.doc_id, ChunkRow.position)
-        )
+            ),
+            kb_id,
+        ).order_by(ChunkRow.doc_id, ChunkRow.position)
         with self.session() as s:
             return [
                 LexicalRow(
@@ -375,30 +381,13 @@ class MetadataStore:
 
     def searchable_chunk_count(self, kb_id: str) -> int:
         """Searchable chunks (not parents) of the KB's completed documents."""
-        query = (
-            select(func.count(ChunkRow.id))
-            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
-            .where(
-                DocumentRow.kb_id == kb_id,
-                DocumentRow.status == DocumentStatus.completed.value,
-                ChunkRow.kind != ChunkKind.parent.value,
-            )
-        )
+        query = _searchable(select(func.count(ChunkRow.id)), kb_id)
         with self.session() as s:
             return int(s.scalar(query) or 0)
 
     def sample_chunks(self, kb_id: str, n: int, seed: int) -> list[tuple[str, str]]:
         """Up to n searchable chunks of completed documents, a deterministic sample by seed."""
-        query = (
-            select(ChunkRow.id, ChunkRow.text)
-            .join(DocumentRow, DocumentRow.id == ChunkRow.doc_id)
-            .where(
-                DocumentRow.kb_id == kb_id,
-                DocumentRow.status == DocumentStatus.completed.value,
-                ChunkRow.kind != ChunkKind.parent.value,
-            )
-            .order_by(ChunkRow.id)
-        )
+        query = _searchable(select(ChunkRow.id, ChunkRow.text), kb_id).order_by(ChunkRow.id)
         with self.session() as s:
             rows = [(cid, text) for cid, text in s.execute(query)]
         random.Random(seed).shuffle(rows)
