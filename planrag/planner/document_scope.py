@@ -27,46 +27,19 @@ from planrag.planner.analysis import Analysis, Token
 
 Span = tuple[int, int]
 
+
+def vocabulary(text: str) -> frozenset[str]:
+    """A set of words written as one space-separated string."""
+    return frozenset(text.split())
+
+
 # Nouns naming documents: a time next to them dates the documents.
-DOC_NOUNS_KO = frozenset(
-    [
-        "기사",
-        "뉴스",
-        "글",
-        "문서",
-        "보고서",
-        "회의록",
-        "의사록",
-        "게시물",
-        "게시글",
-        "공지",
-        "공지사항",
-        "보도",
-        "보도자료",
-        "소식",
-        "포스트",
-        "자료",
-        "리포트",
-        "메일",
-        "이메일",
-        "블로그",
-        "칼럼",
-        "사설",
-        "브리핑",
-        "발표자료",
-        "공문",
-        "메모",
-        "보고",
-        "속보",
-        "주간보고",
-        "월간보고",
-        "포스팅",
-        "게시판",
-        "피드",
-        "릴리스노트",
-        "배포노트",
-        "공시",
-    ]
+DOC_NOUNS_KO = vocabulary(
+    "기사 뉴스 글 문서 보고서 회의록 의사록 게시물 게시글 공지 공지사항 보도 보도자료 소식 "
+    "포스트 자료 리포트 메일 이메일 블로그 칼럼 사설 브리핑 발표자료 공문 메모 보고 속보 "
+    "주간보고 월간보고 포스팅 게시판 피드 릴리스노트 배포노트 공시 "
+    # a team's documents: "2025년 인사 규정" is the 2025 version of the document
+    "규정 지침 매뉴얼 공고 안내문 계획서 제안서 기획서 계약서 명세서 백서 회의자료 품의서 보고자료"
 )
 # Of those, the ones that only name the document type: dropped from the search text of a
 # question about documents ("반도체 기사 알려줘" searches 반도체).
@@ -152,27 +125,8 @@ def generic_doc_nouns(analysis: Analysis) -> list[Span]:
 
 # ---------------------------------------------------------------- requests ("보여줘", "show me")
 
-_REQUEST_STEMS = frozenset(
-    [
-        "보이",
-        "알리",
-        "찾",
-        "추천",
-        "정리",
-        "요약",
-        "뽑",
-        "고르",
-        "가져오",
-        "나열",
-        "보내",
-        "모으",
-        "검색",
-        "정렬",
-        "찾아보",
-        "알아보",
-        "골라주",
-        "소개",
-    ]
+_REQUEST_STEMS = vocabulary(
+    "보이 알리 찾 추천 정리 요약 뽑 고르 가져오 나열 보내 모으 검색 정렬 찾아보 알아보 골라주 소개"
 )
 _EN_REQUEST = re.compile(
     r"^\s*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:show|tell|give|list|find|get|fetch|"
