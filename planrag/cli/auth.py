@@ -49,9 +49,11 @@ T = TypeVar("T")
 
 
 def register(app: typer.Typer) -> None:
-    keys = typer.Typer(help="API keys (X-API-Key)", no_args_is_help=True)
+    keys = typer.Typer(help="API keys (X-API-Key)", no_args_is_help=True, rich_markup_mode=None)
     users = typer.Typer(
-        help="Users of the OAuth2 password flow (POST /token)", no_args_is_help=True
+        help="Users of the OAuth2 password flow (POST /token)",
+        no_args_is_help=True,
+        rich_markup_mode=None,
     )
     app.add_typer(keys, name="keys")
     app.add_typer(users, name="users")
