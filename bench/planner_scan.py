@@ -17,6 +17,7 @@ import json
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -60,7 +61,7 @@ def scope() -> PlanScope:
     )
 
 
-def scan(sets: dict[str, list[str]], examples: int) -> dict[str, object]:
+def scan(sets: dict[str, list[str]], examples: int) -> dict[str, Any]:
     planner = HeuristicPlanner(PlannerSettings())
     at = scope()
     tz = ZoneInfo("Asia/Seoul")
@@ -114,11 +115,11 @@ def main() -> None:
     args.out.parent.mkdir(exist_ok=True)
     args.out.write_text(json.dumps(result, ensure_ascii=False, indent=2))
     rates, counts = result["rates_pct"], result["counts"]
-    rows = [[kind, counts[kind], f"{rates[kind]} %"] for kind in rates]  # type: ignore[index]
+    rows = [[kind, counts[kind], f"{rates[kind]} %"] for kind in rates]
     print(f"{result['questions']} questions: {result['sets']}")
     print(f"planner errors (fixed pipeline used): {result['planner_errors']}")
     print(markdown_table(["what the planner did", "questions", "share"], rows))
-    for kind, lines in result["examples"].items():  # type: ignore[attr-defined]
+    for kind, lines in result["examples"].items():
         if lines:
             print(f"\n{kind}:")
             for line in lines:
