@@ -16,7 +16,9 @@ export TOKENIZERS_PARALLELISM ?= false
 
 .PHONY: setup console run test lint format bench clean
 
+# The last line names the address `make run` serves (HOST and PORT as given to make).
 setup: $(STAMP) $(WEB_STAMP)
+	@echo "setup: done. Next: make run (serves http://$(HOST):$(PORT)) or make test"
 
 console: $(WEB_STAMP)
 
@@ -33,7 +35,7 @@ $(WEB_STAMP): $(WEB_SOURCES)
 	@if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then \
 	  echo "console: building web/ with Node $$(node -v): npm ci (if needed) && npm run build"; \
 	  cd $(WEB) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } \
-	    && npm run build --silent && touch dist/.built; \
+	    && npm run build --silent -- --logLevel warn && touch dist/.built; \
 	else \
 	  echo "console: Node.js >= 20.19 not found ($$(node -v 2>/dev/null || echo none)): web/ not built; the API runs, / says how to build it"; \
 	fi

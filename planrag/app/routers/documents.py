@@ -94,12 +94,13 @@ class MetadataPatch(DocumentMetadata):
 
 @router.patch("/{doc_id}", response_model=UploadedDocument)
 def update_document_metadata(
-    kb_id: str, doc_id: str, body: MetadataPatch, documents: DocumentsDep
+    kb_id: str, doc_id: str, body: MetadataPatch, documents: DocumentsDep, principal: PrincipalDep
 ) -> UploadedDocument:
     """Change a document's metadata. The document is indexed again in the background so that
     filters (author, date, domain, tags) see the new values; `metadata_updated` lists the fields
-    that changed."""
-    return documents.update_metadata(kb_id, doc_id, body, set(body.model_fields_set))
+    that changed. On a per-user knowledge base another user's document is a 404 (as a missing
+    one); with auth on only an admin changes `user_id` (403 otherwise)."""
+    return documents.update_metadata(kb_id, doc_id, body, set(body.model_fields_set), principal)
 
 
 @router.delete("/{doc_id}", status_code=status.HTTP_204_NO_CONTENT)
