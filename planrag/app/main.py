@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import auth, console, docs, errors, observability, openapi
-from planrag.app.dependencies import resolve_kb_path
 from planrag.app.limits import RequestSizeLimit
 from planrag.app.routers import (
     admin,
@@ -112,8 +111,8 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # served by planrag.app.docs from packaged assets, not a CDN
         redoc_url=None,
-        # a KB path segment may be a name (resolved to the id first), then authentication
-        dependencies=[Depends(resolve_kb_path), Depends(auth.authenticate)],
+        # authentication, then a KB path segment (an id or a name) resolved in the caller's scope
+        dependencies=[Depends(auth.authenticate)],
     )
     errors.install(app)
     app.add_middleware(observability.RequestObservability)
