@@ -59,10 +59,13 @@ _EN_GENERIC_DOC = re.compile(
 )
 
 # A relative time: its dates depend on today. A year written out makes it absolute ("지난 2017년").
+# A duration alone ("3년 동안 이어진 전쟁", "이틀 동안 열리는 축제") is not: it needs 최근/지난
+# ("지난 3년 동안") or a publication cue.
 _DEICTIC = re.compile(
     r"지난|저번|이번|금주|금월|당월|최근|과거|어제|어저께|오늘|금일|그저께|그제|엊그제|작년|올해|금년|"
-    r"재작년|전년|내년|전월|전주|전일|요즘|이맘때|지지난|하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|"
-    r"\d+\s*(?:일|주|주일|개월|달|년|시간)\s*(?:전|간|동안|이내|내)|(?:석|넉)\s*달|반\s*년|일주일|한\s*주|"
+    r"재작년|전년|내년|전월|전주|전일|요즘|이맘때|지지난|"
+    r"(?:\d+\s*(?:일|주|주일|개월|달|년|시간)|하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|"
+    r"(?:석|넉)\s*달)\s*(?:전|이내|내)|"
     r"\b(?:yesterday|today|tonight|this|last|past|previous|prior|ago|recent|recently|back|current|"
     r"ytd|fortnight|couple|trailing|now)\b|year\s+to\s+date",
     re.IGNORECASE,
@@ -85,16 +88,26 @@ def relative(expression: str) -> bool:
     return bool(_DEICTIC.search(expression) or _YEARLESS_PERIOD.search(expression))
 
 
+# 기사 is also a player, a driver or a knight: "바둑 기사", "택시 기사", "기사 작위".
+_KISA_PERSON_BEFORE = vocabulary("바둑 택시 버스 운전 트럭 화물 기관 정비 장기 프로 여류 기술 전기")
+_KISA_PERSON_AFTER = vocabulary("작위 단 단장 도")
+
+
+def _person(analysis: Analysis, i: int) -> bool:
+    tokens = analysis.tokens
+    if tokens[i].form != "기사":
+        return False
+    before = tokens[i - 1].form if i else ""
+    after = tokens[i + 1].form if i + 1 < len(tokens) else ""
+    return before in _KISA_PERSON_BEFORE or after in _KISA_PERSON_AFTER
+
+
 def publication_cues(analysis: Analysis) -> list[Span]:
     """Where the question names documents or their publication (기사, 올라온, articles, posted)."""
     spans: list[Span] = []
-    for t in analysis.tokens:
-        if (
-            t.tag.startswith("NN")
-            and t.form in DOC_NOUNS_KO
-            or t.tag in ("VV", "NNG")
-            and t.form in _PUBLISH_KO
-        ):
+    for i, t in enumerate(analysis.tokens):
+        noun = t.tag.startswith("NN") and t.form in DOC_NOUNS_KO and not _person(analysis, i)
+        if noun or (t.tag in ("VV", "NNG") and t.form in _PUBLISH_KO):
             spans.append((t.start, t.end))
     text = analysis.text
     spans += [m.span() for m in _EN_DOC_WORD.finditer(text)]
@@ -206,7 +219,7 @@ def find_order(analysis: Analysis, skip: Iterable[Span]) -> tuple[str, list[Span
     text = analysis.text
     if m := _EN_ORDER.search(text):
         return ("oldest" if m["old"] or m["chrono"] else "newest"), [m.span()]
-    for m in _EN_RECENCY.finditer(text):
+    for m in _EN_RECENCY.finditer(text) if _request_like(text) else ():
         if any(s <= m.start() < e for s, e in skipped):
             continue
         after = text[m.end() : m.end() + 60]
@@ -249,6 +262,20 @@ def _counted_after(tokens: list[Token], i: int) -> bool:
     """ "최근 5개": a count right after the recency word."""
     rest = tokens[i + 1 : i + 3]
     return len(rest) == 2 and rest[0].tag in ("SN", "MM", "NR") and _is_counter(rest[1])
+
+
+_EN_REQUEST_START = re.compile(
+    r"^\s*(?:please\s+)?(?:show|give|list|find|get|fetch|bring|pull|what|which|any|top|only|"
+    r"just|the|\d+|one|two|three|four|five|six|seven|eight|nine|ten|latest|newest|oldest|"
+    r"earliest|most|recent)\b",
+    re.IGNORECASE,
+)
+
+
+def _request_like(text: str) -> bool:
+    """A short English request for documents ("show me the 3 latest posts", "top 5 articles"),
+    not a sentence that mentions "two new journals" or "recent work" in passing."""
+    return len(text.split()) <= 14 and bool(_EN_REQUEST_START.match(text))
 
 
 def _inside(t: Token, spans: list[Span]) -> bool:
@@ -303,7 +330,7 @@ def find_count(
                 return min(n, 20), [(t.start, _with_only(tokens, i + 1, end))]
         elif t.tag == "NR" and t.form in ("하나", "둘", "셋", "넷") and _native_alone(tokens, i):
             return n, [(t.start, _with_only(tokens, i, t.end))]
-    m = _EN_COUNT.search(analysis.text)
+    m = _EN_COUNT.search(analysis.text) if _request_like(analysis.text) else None
     if m and not any(s <= m.start() < e for s, e in skipped):
         raw = next(g for g in m.groups() if g)
         n = int(raw) if raw.isdigit() else _NATIVE[raw.lower()]

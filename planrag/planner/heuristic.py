@@ -20,6 +20,7 @@ from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFil
 from planrag.planner.scope import PlanScope
 from planrag.text.entities import is_relational, question_pattern
 
+_HANGUL = re.compile(r"[가-힣]")
 _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,200})[\"“”「」『』]")
 
 
@@ -71,7 +72,7 @@ def read_question(
     masked = text
     for span in removed:
         masked = query_text.mask(masked, *span)
-    query = query_text.search_text(text, masked, words)
+    query = query_text.search_text(text, masked, words) if removed else text
     return Reading(time, sort, limit, query, reasons, topic)  # type: ignore[arg-type]
 
 
@@ -90,7 +91,7 @@ def _time(
     at = text.find(found.expression)
     span = (at, at + len(found.expression))
     cues = document_scope.publication_cues(words)
-    if document_scope.relative(found.expression):
+    if document_scope.relative(found.expression) and (cues or _deictic_here(text, span)):
         why = "relative to today"
     elif cues:
         why = f"documents named ('{text[cues[0][0] : cues[0][1]]}')"
@@ -102,6 +103,15 @@ def _time(
     start, end = found.iso()
     reasons.append(f"time '{found.expression}' ({why})")
     return TimeFilter.of(start, end, found.expression), span
+
+
+def _deictic_here(text: str, span: tuple[int, int]) -> bool:
+    """Whether relative words say "recently" here: not "today's libraries" (nowadays), not a
+    month before a number ("March 631"), not "today" in a long English passage."""
+    after = text[span[1] : span[1] + 4]
+    if after.startswith(("'s", "’s")) or re.match(r"\s*\d", after):
+        return False
+    return not (not _HANGUL.search(text) and len(text.split()) > 14)
 
 
 def _spans_of(text: str, values: list[str]) -> list[tuple[int, int]]:

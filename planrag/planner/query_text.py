@@ -157,8 +157,6 @@ _GENERIC_MORPHEMES = frozenset(
         "any",
         "anything",
         "something",
-        "happened",
-        "happen",
         "to",
         "from",
         "in",

@@ -83,3 +83,22 @@ def test_words_are_removed_by_morpheme_not_by_substring() -> None:
     assert PLANNER.plan("반도체 기사 한 건만 보여줘", scope()).query == "반도체"
     plan = PLANNER.plan("지난주 누리봇 S2 개발 기사", scope())
     assert plan.limit is None and plan.query == "누리봇 S2 개발"
+
+
+def test_a_relaxed_time_filter_gives_its_words_back_to_the_search_text() -> None:
+    from planrag.planner.relaxation import relax
+
+    plan = PLANNER.plan("1989년 평양축전 기사", scope())
+    assert plan.filters.time is not None and plan.query == "평양축전"
+    relaxed, why = relax(plan, scope(), lambda p, s: 0 if p.filters.time else 5)
+    assert why is not None and relaxed.filters.time is None
+    assert relaxed.query == "1989년 평양축전"
+
+
+def test_decades_and_future_years() -> None:
+    plan = PLANNER.plan("1960년대 투자은행 관련 기사", scope())
+    assert plan.filters.time is not None
+    assert (plan.filters.time.from_, plan.filters.time.to) == ("1960-01-01", "1969-12-31")
+    assert plan.query == "투자은행 관련"
+    future = PLANNER.plan("2028년부터 시행되는 제도 관련 기사", scope())  # never an invalid range
+    assert future.filters.time is not None and future.filters.time.to is None
