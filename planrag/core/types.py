@@ -325,6 +325,21 @@ class GraphAnalysis(BaseModel):
     hops: int = Field(ge=1, le=5)
 
 
+class GraphPath(BaseModel):
+    """A multi-hop answer walked along the graph: the question's entity, the relations of its
+    chain, the entity at the end (the answer), and the chunks that state each step."""
+
+    entities: list[str] = Field(description="entity names along the path, the answer last")
+    keys: list[str] = Field(default_factory=list, description="their keys")
+    triples: list[GraphTriple] = Field(default_factory=list, description="one per step")
+    answer: str
+    answer_type: str = "CONCEPT"
+    chunks: list[str] = Field(
+        default_factory=list, description="per step, the chunk stating it (the last: the answer's)"
+    )
+    documents: list[str] = Field(default_factory=list, description="the chunks' documents")
+
+
 class GraphMetadata(BaseModel):
     """How graph search contributed to a hit set (spec 001 §3.8.2 "메타데이터 표시")."""
 
@@ -340,6 +355,9 @@ class GraphMetadata(BaseModel):
     graph_chunks: int = Field(default=0, description="chunks the graph found")
     fallback: bool = Field(
         default=False, description="the graph found nothing: the base strategy alone answered"
+    )
+    path: GraphPath | None = Field(
+        default=None, description="the multi-hop answer path, when the question's chain walked"
     )
     fallback_reason: str | None = None
 

@@ -78,6 +78,7 @@ class QueryContext:
         hidden: list[str] | None = None,
         chunk_filter: ChunkFilter | None = None,
         documents: frozenset[str] | None = None,
+        chunk_texts: Callable[[list[str]], dict[str, str]] | None = None,
     ) -> None:
         self.kb = kb
         self.text = text
@@ -87,6 +88,7 @@ class QueryContext:
         # so dense searches leave them out (a search sees a document in every index or none).
         self.hidden = hidden or []
         self.title_texts = title_texts
+        self.chunk_texts = chunk_texts  # chunk ids → their texts (graph paths read sentences)
         self.chunk_filter = chunk_filter
         # A per-user KB: the only documents the asker may see. Passages are narrowed by the
         # request's filters; graph search reads its graph through these (RestrictedGraph).

@@ -35,9 +35,12 @@ from planrag.core.types import (
     GraphTriple,
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
+from planrag.executors.graph_paths import ChunkTexts, PathFinder, on_path
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
 from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import HANGUL, find_mentions, normalize, question_pattern
+from planrag.text.named_entities import DATE, MAYBE_PERSON, typed_names
+from planrag.text.relation_cues import relation_chain
 
 if TYPE_CHECKING:
     from planrag.executors.registry import Executor
@@ -78,6 +81,15 @@ def analyse(question: str, hops: int) -> GraphAnalysis:
     return GraphAnalysis(
         multi_hop=pattern is not None, pattern=pattern, relation_hints=hints[:12], hops=hops
     )
+
+
+def question_names(question: str) -> list[str]:
+    """The names a question gives: Kiwi's proper nouns and capitalised spans, and the typed
+    names of the rule extractor (organisations by their endings: "해양로봇연구소", "자율주행팀";
+    products with codes: "누리WMS"), dates left out."""
+    found = [m.name for m in find_mentions(question)]
+    found += [n.name for n in typed_names(question) if n.type not in ("", DATE, MAYBE_PERSON)]
+    return list(dict.fromkeys(found))
 
 
 def whole_words(query: str, key: str) -> bool:
@@ -129,8 +141,10 @@ class GraphSearch:
         about_weight: float = ABOUT_WEIGHT,
         about_hops: int = 1,
         about_max: int = ABOUT_MAX,
+        texts: ChunkTexts | None = None,
     ) -> None:
         self._store = store
+        self._texts = texts  # chunk ids → texts, for the path's step sentences
         self._backend = backend
         self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
         self._min_hops = min_hops  # chunks scored only by entities this many hops away or more
@@ -141,7 +155,7 @@ class GraphSearch:
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
         analysis = analyse(question, hops)
-        names = [m.name for m in find_mentions(question)]
+        names = question_names(question)
         keys = list(dict.fromkeys(k for k in (normalize(n) for n in names) if k))
         meta = GraphMetadata(backend=self._backend, extracted_entities=names, analysis=analysis)
         if not keys:
@@ -165,9 +179,14 @@ class GraphSearch:
             return self._nothing(meta, "no question entity is in the graph")
         seeds = set(reached)
         depth = dict.fromkeys(seeds, 0)
+        steps = relation_chain(question)
+        walk = min(max(hops, len(steps)), 5) if len(steps) >= 2 else hops
         edges = self._traverse(
-            kb_id, reached, named, depth, hops, analysis.relation_hints, meta.queries
+            kb_id, reached, named, depth, walk, analysis.relation_hints, meta.queries
         )
+        if len(steps) >= 2:
+            finder = PathFinder(self._store, kb_id, self._texts, meta.queries)
+            meta.path = finder.find(question, names, list(seeds), edges, steps)
         meta.triples = [
             GraphTriple(source=e.source.name, type=e.type, target=e.target.name)
             for e in edges[:MAX_TRIPLES_SHOWN]
@@ -386,7 +405,13 @@ class GraphExecutor:
         candidates = self.base.run(ctx, pool)
         limit = max(params.top_k, MIN_GRAPH_CHUNKS)
         store = restricted(store, ctx.documents)  # a per-user KB: the asker's documents only
-        search = GraphSearch(store, store.backend, min_hops=BRIDGE_HOPS, titles=ctx.title_texts)
+        search = GraphSearch(
+            store,
+            store.backend,
+            min_hops=BRIDGE_HOPS,
+            titles=ctx.title_texts,
+            texts=ctx.chunk_texts,
+        )
         result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
         ctx.graph = meta = result.metadata
         known = {c.chunk_id for c in candidates}
@@ -404,7 +429,10 @@ class GraphExecutor:
             return candidates
         result.metadata.graph_chunks = len(hits)
         keep = min(KEEP, max(1, params.top_k // 2))
-        return self._merged(ctx, candidates, hits, keep)
+        merged = self._merged(ctx, candidates, hits, keep)
+        if meta.path is not None:
+            merged = on_path(meta.path, merged, lambda ids: _passing(ctx, ids, params))
+        return merged
 
     def _merged(
         self, ctx: QueryContext, candidates: list[Candidate], hits: list[GraphHit], keep: int

@@ -2,7 +2,7 @@
 relations, one entity per thing within the document.
 
 Per sentence: typed names (`planrag.text.named_entities`; bracketed names become aliases), typed
-relations from patterns (`planrag.ingest.relation_patterns`), `related_to` between the named
+relations from patterns (`planrag.text.relation_patterns`), `related_to` between the named
 things of a sentence that no pattern relates (not for dates; a sentence with more than five
 names links neighbours only). A relation keeps the sentence it came from. Per document: the
 names merged into entities (`planrag.ingest.aliases`), each chunk's graph listing the entities
@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from planrag.ingest.aliases import Canonical, bracket_aliases, mask_brackets, resolve, surname_key
 from planrag.ingest.extraction import ChunkText, Progress, pair_relation
-from planrag.ingest.relation_patterns import research_objects, skeleton, typed_relations
 from planrag.stores.graph import DEFAULT_RELATION, ChunkGraph, Entity, Relation
 from planrag.text.entities import HANGUL, Mention, find_mentions, normalize
 from planrag.text.korean import split_sentences
@@ -36,6 +35,7 @@ from planrag.text.named_entities import (
     dates,
     typed_names,
 )
+from planrag.text.relation_patterns import research_objects, skeleton, typed_relations
 
 MAX_COOCCURRING = 5
 # The types a relation's ends have when the sentence left them untyped.

@@ -23,7 +23,7 @@ from planrag.core.errors import (
     PlanragError,
 )
 from planrag.core.settings import LLMSettings, Settings
-from planrag.core.types import KnowledgeBase
+from planrag.core.types import GraphPath, KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
@@ -352,7 +352,8 @@ class AskService:
             passages, stages = self._executor.execute(plan, question, kbs, restriction)
             exists = self._exists(plan, question, passages, readable)
             if exists and not self._chat.configured:
-                run.extractive = self._extractive(question, plan, passages, readable)
+                path = graph_path(stages, passages)
+                run.extractive = self._extractive(question, plan, passages, readable, path)
             return passages, stages, exists, started
 
         passages, stages, exists, started = await self._stages.search(search)
@@ -493,11 +494,22 @@ class AskService:
         plan: SearchPlan,
         passages: list[Passage],
         readable: list[KnowledgeBase],
+        path: GraphPath | None = None,
     ) -> str:
         per_document = len(passages) if plan.listing else plan.limit
         extractor = self._extractor(plan, readable)
-        text = extractor.answer(plan.query or question, passages, per_document)
+        text = extractor.answer(plan.query or question, passages, per_document, path)
         return text or answers.no_evidence_reply(question)
+
+
+def graph_path(stages: SearchStages | None, passages: list[Passage]) -> GraphPath | None:
+    """The multi-hop path graph search walked, when the passages hold its answer's chunk."""
+    held = {p.chunk_id for p in passages}
+    for meta in (stages.graph or {}).values() if stages else ():
+        path = meta.get("path")
+        if path and path.get("chunks") and path["chunks"][-1] in held:
+            return GraphPath.model_validate(path)
+    return None
 
 
 def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None) -> PlanEnvelope:

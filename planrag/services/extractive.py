@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from planrag.core.types import GraphPath
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage
 from planrag.services.passage_text import body_sentences, plain_text
-from planrag.services.reader import Reader, Reading
+from planrag.services.reader import Reader, Reading, ReadSentence
 from planrag.services.summaries import summarize
+from planrag.text.answer_types import answer_type
 
 __all__ = ["Extractor", "plain_text"]
 
@@ -44,8 +46,20 @@ class Extractor:
     def read(self, question: str, passages: list[Passage]) -> Reading:
         return self.reader.read(question, passages, check=self._floor > 0)
 
-    def answer(self, question: str, passages: list[Passage], per_document: int | None) -> str:
-        """Cited sentences; "" when nothing is relevant enough to answer from."""
+    def answer(
+        self,
+        question: str,
+        passages: list[Passage],
+        per_document: int | None,
+        path: GraphPath | None = None,
+    ) -> str:
+        """Cited sentences; "" when nothing is relevant enough to answer from. With a graph
+        path (multi-hop, `executors/graph_paths.py`) the answer is the path's end, in the
+        sentences that state its steps."""
+        if path is not None and not per_document:
+            reading = path_reading(question, passages, path)
+            if reading is not None:
+                return reading.text()
         if per_document:
             pool = passages[:per_document]
             if self._floor > 0:
@@ -69,6 +83,43 @@ class Extractor:
 
     def summary(self, query: str, passages: list[Passage]) -> str:
         return summarize(self.reader, query, passages)
+
+
+def path_reading(question: str, passages: list[Passage], path: GraphPath) -> Reading | None:
+    """The reading a graph path gives: the sentence stating its last step leads (it names the
+    answer), the earlier steps' sentences support it, each cited; None when the passages do
+    not hold the last step's sentence."""
+    by_chunk = {p.chunk_id: p for p in passages}
+    steps = list(zip(path.entities, path.entities[1:], path.chunks, strict=False))
+    stated: list[ReadSentence] = []
+    for here, there, chunk in reversed(steps):
+        passage = by_chunk.get(chunk)
+        sentence = _stating(passage, here, there) if passage is not None else None
+        if sentence is None or passage is None:
+            if not stated:
+                return None  # the answer's own sentence is not among the passages
+            continue
+        if all(s.text != sentence for s in stated):
+            stated.append(ReadSentence(text=sentence, n=passage.n, score=1.0))
+    lead = by_chunk[path.chunks[-1]]
+    return Reading(
+        question=question,
+        answer_type=answer_type(question),
+        lead=stated[0],
+        passage=lead,
+        span=path.answer,
+        confidence=1.0,
+        support=stated[1:],
+        evidence=sorted({s.n for s in stated}),
+    )
+
+
+def _stating(passage: Passage, here: str, there: str) -> str | None:
+    """The passage's first sentence naming both ends of a step (else one naming the far end)."""
+    sentences = body_sentences(passage.content)
+    both = [s for s in sentences if here in s and there in s]
+    named = both or [s for s in sentences if there in s]
+    return named[0] if named else None
 
 
 def _label(passage: Passage) -> str:

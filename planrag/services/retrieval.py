@@ -137,6 +137,7 @@ class RetrievalService:
             hidden=self._catalog.unfinished_documents(kb.id),
             chunk_filter=self._chunk_filter,
             documents=documents,
+            chunk_texts=self._texts,
         )
         steps = self._steps(request, threshold)
         params = SearchParams(

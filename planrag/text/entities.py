@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planrag.text.korean import get_kiwi
+from planrag.text.relation_cues import relation_chain
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Trailing Korean particles (and copula endings) a name may carry when it did not come through
@@ -291,7 +292,8 @@ def question_pattern(question: str) -> str | None:
 
 
 def is_relational(question: str) -> bool:
-    """Whether a question asks about named things' relations, or chains several steps."""
-    if question_pattern(question):
+    """Whether a question asks about named things' relations, or chains several steps (two
+    relation words or more: "X에 투자한 회사의 대표")."""
+    if question_pattern(question) or len(relation_chain(question)) >= 2:
         return True
     return bool(find_mentions(question)) and bool(_RELATION_WORDS.search(question))

@@ -129,6 +129,11 @@ def _words(text: str) -> list[_Word]:
     return words
 
 
+def nominal_words(text: str) -> list[str]:
+    """The nominal part of each word of `text` (its nouns before the particle), in order."""
+    return [n for w in _words(text) if (n := w.nominal(text))]
+
+
 def _ends(word: str, endings: tuple[str, ...]) -> str | None:
     for ending in sorted(endings, key=len, reverse=True):
         if word.endswith(ending) and len(word) > len(ending):
