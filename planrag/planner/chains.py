@@ -1,14 +1,15 @@
 """Chain questions → multi-step plans, by rule (the heuristic planner's steps).
 
 Korean, by Kiwi morphemes: a noun phrase that is itself a question, followed by 의 —
-"누리테크 대표가 졸업한 대학교의 부설 연구소는?" (a relative clause ending in an entity class:
-대학교, 회사, 벤처캐피털, 팀 …), "한빛로보틱스의 CTO의 출신 대학은?" ("A의 B의 C": a named A) — is
-searched first; its answer replaces it in the rest ("{{s1.answer}}의 부설 연구소는?"). A relative
-clause naming a person or thing the next clause is about ("S2 개발을 총괄한 사람이 소속된 팀") splits
-the same way. English: "the X of the Y of Z", and a relative clause on a noun ("the state where
-X died", "the woman who portrayed X", "the university where X was a professor") inside a
-question. Conservative: the first part must name something (a proper noun), its head must be an
-entity class, and the rest must ask for more than the name itself; anything else stays one step.
+"누리테크 대표가 졸업한 대학교의 부설 연구소는?" (a relative clause ending in an
+entity class: 대학교, 회사, 벤처캐피털, 팀 …), "한빛로보틱스의 CTO의 출신 대학은?"
+("A의 B의 C": a named A) — is searched first; its answer replaces it in the rest
+("{{s1.answer}}의 부설 연구소는?"). A relative clause naming a person or thing the next
+clause is about ("S2 개발을 총괄한 사람이 소속된 팀") splits the same way.
+English: "the X of the Y of Z", and a relative clause on a noun ("the state where X died",
+"the woman who portrayed X", "the university where X was a professor") inside a question.
+Conservative: the first part must name something (a proper noun), its head must be an entity
+class, and the rest must ask for more than the name itself; anything else stays one step.
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ KO_CLASSES = (
 _GENERIC_BEFORE_OF = ("사람", "인물")
 _NAME_ONLY = {"이름", "성함", "명칭", "누구", "무엇", "어디"}
 _NOUN = ("NNG", "NNP", "SL", "SH")
-_SUBJECT = ("JKS", "JKO", "JX")
 
-EN_CLASSES = (
-    "state country city town county university college school company band group team film "
-    "movie album song novel book magazine newspaper man woman person actor actress singer "
-    "director author player writer artist musician politician president river island league "
-    "airport station network channel show series"
-).split()
+EN_CLASSES = [
+    "state", "country", "city", "town", "county", "university", "college", "school", "company",
+    "band", "group", "team", "film", "movie", "album", "song", "novel", "book", "magazine",
+    "newspaper", "man", "woman", "person", "actor", "actress", "singer", "director", "author",
+    "player", "writer", "artist", "musician", "politician", "president", "river", "island",
+    "league", "airport", "station", "network", "channel", "show", "series",
+]  # fmt: skip
 _EN_OF_OF = re.compile(
     r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+(the\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+"
     r"[A-Z][^?,;]*)",
@@ -85,11 +86,17 @@ def may_chain(question: str) -> bool:
     possessive, with a name in it."""
     if not find_mentions(question):
         return False
+    if chain_steps(question):
+        return True
     if question.isascii():
         return bool(_EN_RELATIVE.search(question) or _EN_OF_OF.search(question)) or bool(
             re.search(r"\b\w+'s\s+\w+", question)
         )
-    return any(t.tag == "ETM" for t in get_kiwi().tokenize(question)) or question.count("의 ") >= 2
+    tokens = get_kiwi().tokenize(question)
+    return any(  # a relative clause on an entity class: "…졸업한 대학교", "…투자한 회사"
+        tokens[i].tag in _NOUN and _relative_head(tokens[: i + 1], allow_person=True)
+        for i in range(len(tokens))
+    )
 
 
 def with_steps(
@@ -156,7 +163,7 @@ def _relative_head(tokens: list, allow_person: bool) -> bool:  # type: ignore[ty
 
 
 def _named_of(tokens: list) -> bool:  # type: ignore[type-arg]
-    """"A의 B": a named A, then a noun B (not a date or number)."""
+    """ "A의 B": a named A, then a noun B (not a date or number)."""
     of = [k for k, t in enumerate(tokens) if t.tag == "JKG"]
     if not of:
         return False
@@ -184,7 +191,9 @@ def _split_english(text: str) -> Split | None:
         if not re.search(r"\w", prefix):
             continue
         tail = ""
-        participle = _PARTICIPLE.search(match.group("body")) if end >= len(text.rstrip("?")) else None
+        participle = (
+            _PARTICIPLE.search(match.group("body")) if end >= len(text.rstrip("?")) else None
+        )
         if participle and prefix.split()[-1].lower() in ("was", "is", "were", "are"):
             tail = " " + participle.group(1)  # "…the university where X taught founded?"
         rest = f"{prefix} {{answer}}{tail}{text[end:]}"

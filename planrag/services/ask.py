@@ -25,8 +25,8 @@ from planrag.core.errors import (
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
-from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner import chains
+from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
@@ -44,7 +44,6 @@ from planrag.services.ask_events import (
     SearchPlanEvent,
     SearchResultEvent,
     SearchStages,
-    StepStop,
     TraceError,
 )
 from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
@@ -52,6 +51,9 @@ from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
 from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
+from planrag.services.retrieval import (
+    RetrievalService,
+)
 from planrag.services.step_execution import (
     StepResult,
     StepRunner,
@@ -60,9 +62,6 @@ from planrag.services.step_execution import (
     step_result,
 )
 from planrag.services.step_reader import StepReader
-from planrag.services.retrieval import (
-    RetrievalService,
-)
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
@@ -451,8 +450,10 @@ class AskService:
         )
         if exists and not self._chat.configured:
             run.extractive = await self._stages.search(
-                lambda: step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
-                or self._extractive(question, plan, passages, readable)
+                lambda: (
+                    step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
+                    or self._extractive(question, plan, passages, readable)
+                )
             )
         run.record.timings_ms["steps"] = _ms(searching)
         run.record.steps = [r.record for r in outcome.results]

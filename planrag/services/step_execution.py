@@ -106,9 +106,7 @@ def step_result(
     return StepResult(record=record, passages=passages)
 
 
-def adaptive_step(
-    question: str, reader: StepReader, first: StepResult
-) -> PlanStep | None:
+def adaptive_step(question: str, reader: StepReader, first: StepResult) -> PlanStep | None:
     """A second search when the first found a bridge but not the answer: its passages name an
     entity the question does not, and miss a few of the question's content words (those are
     searched with the bridge). Conservative: a first search holding every word, or missing

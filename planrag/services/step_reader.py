@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+
 from planrag.core.errors import PlanragError
 from planrag.llm.chat import ChatClient
 from planrag.planner.query_text import generic_terms
@@ -61,7 +62,11 @@ class StepReader:
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
             for position, sentence in enumerate(_sentences(passage.content)):
-                names = [n for n in candidates(sentence) if not _asked(n, asked) and n != head]
+                names = [
+                    n
+                    for n in candidates(sentence)
+                    if len(n) >= 2 and n != head and not _asked(n, asked)
+                ]
                 if not names:
                     continue
                 overlap = self._overlap(terms, sentence)
@@ -128,12 +133,12 @@ def candidates(sentence: str) -> list[str]:
     """Names a sentence holds, best first: Latin capitalised spans; Korean words whose nouns
     Kiwi finds, particles cut at Kiwi's morpheme boundary ("박지은 CTO가" → 박지은,
     "한결대학교 컴퓨터공학과를" → 한결대학교, 컴퓨터공학과), with a following model code
-    ("누리봇 S2"); proper nouns and compounds before single common nouns."""
+    ("누리봇 S2"); proper nouns and predicate nominals ("대표는 이서준이다": Kiwi may not know
+    the name) first, then compounds ("자율주행팀"); another lone common noun is no name."""
     if sentence.isascii():
         return [m.name for m in find_mentions(sentence)]
     proper: list[str] = []
     compound: list[str] = []
-    common: list[str] = []
     tokens = get_kiwi().tokenize(sentence)
     words = [(m.start(), m.end()) for m in re.finditer(r"[^\s()\[\]{}<>「」『』\"“”]+", sentence)]
     for k, (start, end) in enumerate(words):
@@ -148,13 +153,12 @@ def candidates(sentence: str) -> list[str]:
                 name += " " + sentence[slice(*words[k + 1])].rstrip(".,")
             if name.replace(",", "").isdigit():
                 continue
-            if any(t.tag in ("NNP", "SL") for t in nouns):
+            predicate = any(t.tag == "VCP" for t in inside)  # "대표는 이서준이다"
+            if predicate or any(t.tag in ("NNP", "SL") for t in nouns):
                 proper.append(name)
             elif len(nouns) > 1 or len(inside) > len(nouns) and inside[0].tag not in _NAME_TAGS:
                 compound.append(name)
-            elif len(name) >= 2:
-                common.append(name)
-    return list(dict.fromkeys([*proper, *compound, *common]))
+    return list(dict.fromkeys([*proper, *compound]))
 
 
 def head_noun(query: str) -> str | None:
@@ -180,9 +184,7 @@ def head_noun(query: str) -> str | None:
 
 
 def _keys(text: str) -> set[str]:
-    return {normalize(m.name) for m in find_mentions(text)} | {
-        normalize(w) for w in text.split() if len(w) > 1
-    }
+    return {normalize(m.name) for m in find_mentions(text)} | {normalize(w) for w in text.split()}
 
 
 def _asked(name: str, asked: set[str]) -> bool:

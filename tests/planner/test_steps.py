@@ -86,7 +86,7 @@ def test_answer_from_must_name_a_step() -> None:
 def test_more_than_four_steps_are_refused_not_cut() -> None:
     """Clamping drops list items past a bound; a chain cut short would lose its end."""
     notes: list[str] = []
-    steps = chain("a", *("{{s%d.answer}} b" % i for i in range(1, 5)))
+    steps = chain("a", *(f"{{{{s{i}.answer}}}} b" for i in range(1, 5)))
     with pytest.raises(PlanRejected, match="steps"):
         parse_plan(json.dumps({"steps": steps}), notes)
 

@@ -47,7 +47,10 @@ def test_the_bridge_is_the_name_the_best_sentence_adds(
 
 
 def test_english_bridges_are_capitalised_names() -> None:
-    text = "Bluewave Logistics is headquartered in Singapore. Its chief executive officer is Maria Tan."
+    text = (
+        "Bluewave Logistics is headquartered in Singapore. "
+        "Its chief executive officer is Maria Tan."
+    )
     found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
     read = StepReader().read("the chief executive officer of Bluewave Logistics", found)
     assert read is not None and read.text == "Maria Tan"
