@@ -110,6 +110,13 @@ class IngestSettings(BaseModel):
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
     max_request_mb: float = Field(default=200.0, gt=0)
+    # A JSON body (any route) nesting deeper than this is refused with 400 before it is parsed.
+    max_json_depth: int = Field(default=64, ge=4, le=1000)
+    # What one document may become while it is read: the bytes its parser inflates or decodes
+    # (a zip's members, HWP sections, PDF page text, the text of TXT/MD/HTML/CSV), and the
+    # chunks it is split into. Past either it fails (`error` says which) before more is held.
+    max_inflated_mb: float = Field(default=64.0, gt=0)
+    max_chunks: int = Field(default=5000, ge=1)
     concurrency: int = Field(default=2, ge=1, le=32)
     # true: passages are tokenised (Kiwi) and embedded (local models) for indexing in a niced
     # helper process, so searches never wait for indexing (docs/architecture.md); false: in

@@ -355,6 +355,11 @@ class Hit(BaseModel):
     graph_metadata: GraphMetadata | None = Field(
         default=None, description="present when graph search took part"
     )
+    notices: list[str] | None = Field(
+        default=None,
+        description="what the search skipped and why, e.g. 2-stage without a reranker: the "
+        "first stage's order, not reranked (null when nothing was skipped)",
+    )
 
 
 class KbFacets(BaseModel):

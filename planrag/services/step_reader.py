@@ -20,7 +20,7 @@ from planrag.planner.query_text import generic_terms
 from planrag.prompts import render
 from planrag.services.answers import Passage
 from planrag.services.ask_events import StepAnswer
-from planrag.services.extractive import plain_blocks
+from planrag.services.passage_text import plain_blocks
 from planrag.text.entities import find_mentions, normalize
 from planrag.text.korean import get_kiwi, split_sentences
 from planrag.text.tokenizer import tokenizer_for

@@ -57,7 +57,7 @@ def test_graph_search_end_to_end(client: TestClient) -> None:
         "entity": "일론 머스크",
         "exact": True,
     }
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in meta["triples"]
     assert "SpaceX" in meta["expanded_entities"]
     assert meta["analysis"]["multi_hop"] is True and "ceo" in meta["analysis"]["relation_hints"]
     first = meta["queries"][0]
@@ -216,7 +216,7 @@ def test_ask_and_background_search_use_the_graph(client: TestClient) -> None:
     plan = stream["search_plan"]["plan"]
     assert plan["graph"] == {"enabled": True, "hops": 2}
     graph = stream["search_result"]["graph"]["g"]
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in graph["triples"]
     files = {p["title"] for p in stream["context"]["passages"]}
     assert {"musk.txt", "rocket.txt"} <= files
 
@@ -256,7 +256,7 @@ def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
     meta = hits[0]["graph_metadata"]
     assert all(h["graph_metadata"] == meta for h in hits)
     assert meta["backend"] == "neo4j" and meta["fallback"] is False
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in meta["triples"]
     first = meta["queries"][0]
     assert first["language"] == "cypher" and "일론_머스크" not in first["text"]
     assert "일론_머스크" in json.dumps(first["params"], ensure_ascii=False)
@@ -271,5 +271,5 @@ def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
     assert stream["search_plan"]["plan"]["graph"] == {"enabled": True, "hops": 2}
     graph = stream["search_result"]["graph"]["g"]
     assert graph["backend"] == "neo4j"
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in graph["triples"]
     assert {"musk.txt", "rocket.txt"} <= {p["title"] for p in stream["context"]["passages"]}
