@@ -16,7 +16,9 @@ export TOKENIZERS_PARALLELISM ?= false
 
 .PHONY: setup console run test lint format bench clean
 
+# The last line names the address `make run` serves (HOST and PORT as given to make).
 setup: $(STAMP) $(WEB_STAMP)
+	@echo "setup: done. Next: make run (serves http://$(HOST):$(PORT)) or make test"
 
 console: $(WEB_STAMP)
 
@@ -33,7 +35,7 @@ $(WEB_STAMP): $(WEB_SOURCES)
 	@if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then \
 	  echo "console: building web/ with Node $$(node -v): npm ci (if needed) && npm run build"; \
 	  cd $(WEB) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } \
-	    && npm run build --silent && touch dist/.built; \
+	    && npm run build --silent -- --logLevel warn && touch dist/.built; \
 	else \
 	  echo "console: Node.js >= 20.19 not found ($$(node -v 2>/dev/null || echo none)): web/ not built; the API runs, / says how to build it"; \
 	fi
@@ -41,8 +43,12 @@ $(WEB_STAMP): $(WEB_SOURCES)
 run: setup
 	$(BIN)/planrag serve --host $(HOST) --port $(PORT)
 
+# The suite runs on one worker per core (at most 4: each worker starts its own PostgreSQL, graph
+# servers and model), whole test files per worker so module fixtures are built once.
+# PYTEST_XDIST="-n 0" runs it in one process.
+PYTEST_XDIST ?= -n auto --maxprocesses 4 --dist loadfile
 test: setup
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check planrag tests bench

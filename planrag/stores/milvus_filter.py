@@ -39,9 +39,7 @@ def render_milvus(node: Filter | None) -> str:
         case Contains():
             return f"{node.field} like {_like_pattern(node.value)}"
         case Range():
-            parts = []
-            if node.gte is not None:
-                parts.append(f"{node.field} >= {int(node.gte)}")
+            parts = [f"{node.field} >= {int(node.lower())}"]  # dated values only
             if node.lte is not None:
                 parts.append(f"{node.field} <= {int(node.lte)}")
             return " and ".join(parts)

@@ -21,7 +21,7 @@ def matches(node: Filter, record: dict[str, object]) -> bool:
             value = record.get(node.field)
             if not isinstance(value, int):
                 return False
-            return (node.gte is None or value >= node.gte) and (
+            return value >= node.lower() and (  # dated values only
                 node.lte is None or value <= node.lte
             )
         case And():

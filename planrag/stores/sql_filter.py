@@ -36,7 +36,7 @@ def render_sql(node: Filter | None) -> tuple[sql.Composable, list[Any]]:
         case Range():
             parts: list[sql.Composable] = []
             params: list[Any] = []
-            for op, bound in ((">=", node.gte), ("<=", node.lte)):
+            for op, bound in ((">=", node.lower()), ("<=", node.lte)):  # dated values only
                 if bound is not None:
                     parts.append(sql.SQL("{} " + op + " %s").format(column))
                     params.append(int(bound))

@@ -87,6 +87,17 @@ class LexicalStoreConformance:
         assert {h.chunk_id for h in store.search("kb", words, 10, both)} == {"doc0:0", "doc0:3"}
         assert store.search("kb", words, 10, In(field="doc_id", values=[])) == []
 
+    def test_ranges_match_dated_rows_only(
+        self, store: LexicalStore, data: dict[str, list[LexicalRow]]
+    ) -> None:
+        """An undated row (date 0) is in no range, an open-start one ("before X") included."""
+        undated = rows()[0].model_copy(update={"chunk_id": "doc9:9", "doc_id": "doc9", "date": 0})
+        data["kb"] = [*data["kb"], undated]
+        store.mark_dirty("kb")
+        before = Range(field="date", lte=20240102)
+        assert {h.chunk_id for h in store.search("kb", ["자전거"], 10, before)} == {"doc0:0"}
+        assert {h.chunk_id for h in store.search("kb", ["자전거"], 10)} >= {"doc9:9"}
+
     def test_scores_for_given_chunks(self, store: LexicalStore) -> None:
         scores = store.scores_for("kb", ["자전거"], ["doc0:0", "doc1:1", "missing"])
         assert scores["doc0:0"] > 0.0

@@ -108,6 +108,26 @@ class VectorStoreConformance:
         either = Or(items=[Eq(field="doc_id", value="doc0"), Eq(field="doc_id", value="doc1")])
         assert store.count(kb, either) == 20
 
+    def test_ranges_match_dated_chunks_only(self, store: VectorStore) -> None:
+        """An undated chunk (date 0) is in no range, an open-start one ("before X") included."""
+        store.create_collection("kb", DIM, "COSINE")
+        vectors = unit(np.random.default_rng(3), 4)
+        dates = [0, 20240101, 20240310, 0]
+        store.upsert(
+            "kb",
+            [
+                VectorRecord(chunk_id=f"d{i}:0", doc_id=f"d{i}", text="t", date=d, vector=v)
+                for i, (d, v) in enumerate(zip(dates, vectors.tolist(), strict=True))
+            ],
+        )
+        before = Range(field="date", lte=20240311)
+        assert store.count("kb", before) == 2
+        hits = store.search("kb", vectors[0].tolist(), 4, before)
+        assert {h.doc_id for h in hits} == {"d1", "d2"}
+        assert store.count("kb", Range(field="date", gte=20240102)) == 1
+        assert store.count("kb", Range(field="date", gte=0, lte=20240101)) == 1
+        assert store.count("kb", Or(items=[before, Eq(field="doc_id", value="d3")])) == 3
+
     def test_search_with_filter_only_returns_matches(self, filled) -> None:
         store, vectors = filled
         where = Eq(field="author", value="o'brien")

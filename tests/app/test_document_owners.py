@@ -80,6 +80,13 @@ def test_the_owner_is_shown_and_the_flag_can_change(team) -> None:  # type: igno
     ).json()
     assert got["metadata"]["user_id"] == team["users"]["bob"]
     path = f"/api/knowledge-bases/{kb['id']}"
+    if team["heads"]["alice"]:  # a user of the KB cannot switch isolation off (nor delete it)
+        for who in ("alice", "bob"):
+            refused = client.patch(path, json={"per_user": False}, headers=team["heads"][who])
+            assert refused.status_code == 403, refused.text
+            assert client.delete(path, headers=team["heads"][who]).status_code == 403
+        listed = client.get(f"{path}/documents", headers=team["heads"]["alice"]).json()
+        assert [d["id"] for d in listed] == [team["docs"]["alice"]["id"]]
     assert client.patch(path, json={"per_user": False}, headers=admin).json()["per_user"] is False
     try:
         shared = ask(team, "alice")
@@ -142,7 +149,10 @@ def test_the_document_api_keeps_other_users_documents_out(team) -> None:  # type
     assert listed == {team["docs"]["alice"]["id"]}
     for method, suffix in (("GET", ""), ("GET", "/chunks"), ("DELETE", "")):
         got = client.request(method, f"{path}/{bob_doc}{suffix}", headers=heads["alice"])
-        assert got.status_code == 403 and "비버" not in got.text
+        missing = client.request(method, f"{path}/no-such-doc{suffix}", headers=heads["alice"])
+        # exactly what a missing document gets: nothing tells that the id exists
+        assert got.status_code == missing.status_code == 404 and "비버" not in got.text
+        assert same_answer(got, bob_doc, missing, "no-such-doc")
     chunks = client.get(f"{path}/{bob_doc}/chunks", headers=heads["bob"])
     assert chunks.status_code == 200 and "비버" in chunks.text
     assert bob_doc in {d["id"] for d in client.get(path, headers=heads["admin"]).json()}
@@ -190,3 +200,82 @@ def test_planning_sees_only_the_users_documents(team) -> None:  # type: ignore[n
     assert relaxed is not None, envelope  # bob's March 2024 document does not count for alice
     assert [s["documents"] for s in relaxed["steps"]] == [1]  # alice's one document
     assert "알파카" in text and "비버" not in text
+
+
+def same_answer(got: httpx.Response, got_id: str, other: httpx.Response, other_id: str) -> bool:
+    """The two answers are the same but for the id each names."""
+    return (got.status_code, got.text.replace(got_id, "ID")) == (
+        other.status_code,
+        other.text.replace(other_id, "ID"),
+    )
+
+
+PATCHES: dict[str, Any] = {
+    "title": "가로챈 제목",
+    "author": "가로챈 저자",
+    "domain": "stolen",
+    "date": "2020-01-01",
+    "info": "가로챈 정보",
+    "tags": ["stolen"],
+    "user_id": None,  # per test: the caller's own id, the other user's id, or null
+}
+
+
+def test_patch_checks_the_owner_for_every_field(team) -> None:  # type: ignore[no-untyped-def]
+    """PATCH on a per-user KB: another user's document is a 404 (as a missing one) whatever
+    the field and changes nothing; the owner edits their document but cannot give it away (nor
+    take one); an admin may do both. With auth off the caller is the open admin."""
+    client, heads, users = team["client"], team["heads"], team["users"]
+    if not heads["alice"]:
+        return
+    kb = client.post(
+        "/api/knowledge-bases", json={"name": "patchy", "per_user": True}, headers=heads["admin"]
+    ).json()
+    path = f"/api/knowledge-bases/{kb['id']}/documents"
+    docs = {}
+    for who, text in (("alice", "알파카 메모"), ("bob", "비버 메모")):
+        made = upload(client, kb["id"], f"{who}-memo.md", text, heads[who])
+        assert made.status_code == 202, made.text
+        docs[who] = made.json()[0]["id"]
+    wait(client, kb["id"], heads["admin"])
+
+    def metadata(doc_id: str) -> dict[str, Any]:
+        got = client.get(f"{path}/{doc_id}", headers=heads["admin"])
+        return dict(got.json()["metadata"])
+
+    bob_before = metadata(docs["bob"])
+    for field, value in PATCHES.items():
+        for tried in [value] if field != "user_id" else [users["alice"], users["bob"], None]:
+            body = {field: tried}
+            got = client.patch(f"{path}/{docs['bob']}", json=body, headers=heads["alice"])
+            missing = client.patch(f"{path}/no-such-doc", json=body, headers=heads["alice"])
+            assert got.status_code == 404, (field, tried, got.text)
+            assert same_answer(got, docs["bob"], missing, "no-such-doc"), (field, tried)
+            assert "비버" not in got.text
+    assert metadata(docs["bob"]) == bob_before
+    listed = client.get(path, headers=heads["bob"]).json()
+    assert [d["id"] for d in listed] == [docs["bob"]]
+
+    # The owner: every field but the owner; handing the document over (or clearing the
+    # owner) is an admin's act.
+    for field, value in PATCHES.items():
+        if field == "user_id":
+            continue
+        got = client.patch(f"{path}/{docs['alice']}", json={field: value}, headers=heads["alice"])
+        assert got.status_code == 200, (field, got.text)
+        assert got.json()["metadata"][field] == value
+    for owner in (users["bob"], None):
+        body = {"user_id": owner}
+        got = client.patch(f"{path}/{docs['alice']}", json=body, headers=heads["alice"])
+        assert got.status_code == 403, (owner, got.text)
+    same = {"user_id": users["alice"]}
+    assert client.patch(f"{path}/{docs['alice']}", json=same, headers=heads["alice"]).is_success
+    assert metadata(docs["alice"])["user_id"] == users["alice"]
+
+    # An admin hands bob's document to alice: now hers alone.
+    given = {"user_id": users["alice"]}
+    got = client.patch(f"{path}/{docs['bob']}", json=given, headers=heads["admin"])
+    assert got.status_code == 200 and got.json()["metadata_updated"] == ["user_id"]
+    wait(client, kb["id"], heads["admin"])
+    assert {d["id"] for d in client.get(path, headers=heads["alice"]).json()} == set(docs.values())
+    assert client.get(path, headers=heads["bob"]).json() == []

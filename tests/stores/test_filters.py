@@ -18,7 +18,9 @@ def test_render_every_node() -> None:
     assert render_milvus(Range(field="date", gte=20240101, lte=20241231)) == (
         "date >= 20240101 and date <= 20241231"
     )
-    assert render_milvus(Range(field="date")) == ""
+    # a range matches dated documents only (undated ones are stored as 0)
+    assert render_milvus(Range(field="date")) == "date >= 1"
+    assert render_milvus(Range(field="date", lte=20240310)) == "date >= 1 and date <= 20240310"
     assert render_milvus(Contains(field="text", value="50%_x")) == r'text like "%50\\%\\_x%"'
     tree = And(items=[Eq(field="domain", value="a"), Or(items=[Range(field="date", gte=1)])])
     assert render_milvus(tree) == '(domain == "a") and ((date >= 1))'
@@ -54,7 +56,11 @@ def test_render_sql_binds_every_value() -> None:
         '"date" >= %s AND "date" <= %s',
         [20240101, 20241231],
     )
-    assert _sql(Range(field="date")) == ("TRUE", [])
+    assert _sql(Range(field="date")) == ('"date" >= %s', [1])
+    assert _sql(Range(field="date", lte=20240310)) == (
+        '"date" >= %s AND "date" <= %s',
+        [1, 20240310],
+    )
     assert _sql(Contains(field="text", value="50%_x\\")) == ('"text" LIKE %s', ["%50\\%\\_x\\\\%"])
     tree = And(items=[Eq(field="domain", value="a"), Or(items=[Range(field="date", gte=1)])])
     assert _sql(tree) == ('("domain" = %s) AND (("date" >= %s))', ["a", 1])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile, status
@@ -11,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import DocumentsDep
+from planrag.core import json_nesting
 from planrag.core.errors import InvalidInput
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
 from planrag.services.documents import Upload
@@ -24,8 +24,8 @@ def _tags(raw: str | None) -> list[str]:
         return []
     if raw.lstrip().startswith("["):
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            value = json_nesting.loads(raw, what="tags")
+        except ValueError as exc:
             raise InvalidInput(f"tags: invalid JSON list: {exc}") from exc
         if not isinstance(value, list):
             raise InvalidInput("tags: expected a JSON list or comma-separated words")
@@ -94,12 +94,13 @@ class MetadataPatch(DocumentMetadata):
 
 @router.patch("/{doc_id}", response_model=UploadedDocument)
 def update_document_metadata(
-    kb_id: str, doc_id: str, body: MetadataPatch, documents: DocumentsDep
+    kb_id: str, doc_id: str, body: MetadataPatch, documents: DocumentsDep, principal: PrincipalDep
 ) -> UploadedDocument:
     """Change a document's metadata. The document is indexed again in the background so that
     filters (author, date, domain, tags) see the new values; `metadata_updated` lists the fields
-    that changed."""
-    return documents.update_metadata(kb_id, doc_id, body, set(body.model_fields_set))
+    that changed. On a per-user knowledge base another user's document is a 404 (as a missing
+    one); with auth on only an admin changes `user_id` (403 otherwise)."""
+    return documents.update_metadata(kb_id, doc_id, body, set(body.model_fields_set), principal)
 
 
 @router.delete("/{doc_id}", status_code=status.HTTP_204_NO_CONTENT)

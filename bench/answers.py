@@ -1,0 +1,238 @@
+"""Answers as a user reads them: questions with known short answers through `POST /ai/v2/ask`.
+
+    python -m bench.answers [--sets ko,hotpot,allganize] [--limit N] [--label after]
+
+A real `planrag serve` (embedded defaults: e5, hybrid search, no LLM: extractive answers) over
+one knowledge base per set, kept under bench/results/answers-data/ (gitignored) and reused:
+
+- `ko`: our Korean fixture corpus (tests/fixtures/ko_company/*.md) and its question/answer pairs
+  (qa_answers.jsonl: people, dates, numbers, places, organisations, model names, a few
+  cross-lingual);
+- `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
+  never committed), its short answers;
+- `allganize`: allganize RAG-ko 200 (../shared/data/allganize_rag_ko): its file has no reference
+  answers, so only false "not found", whether the lead cites the gold passage, and lengths.
+
+Per set: the share whose lead (the answer up to its first citation) holds the gold answer, the
+share holding it anywhere, false "not found" (the answer says nothing was found, or
+`exist_in_post_status.exists` is false, while the gold document is the first hit), verdict
+disagreements (`exists` true but the answer says nothing was found, or the reverse), and the mean
+and median answer length in characters. Gold matching folds case and ignores spaces and commas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import httpx  # noqa: E402
+
+from bench.report import RESULTS_DIR, log, machine, write_json  # noqa: E402
+from bench.server import planrag_server  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT / ".." / "shared" / "data"
+KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
+NOT_FOUND = ("찾지 못했습니다", "found no documents")
+UPLOAD_BATCH = 40
+
+
+def ko_set() -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+    docs = {p.name: (p.name, p.read_text()) for p in sorted(KO_DIR.glob("*.md"))}
+    docs.pop("README.md", None)
+    questions = [json.loads(line) for line in (KO_DIR / "qa_answers.jsonl").open()]
+    for q in questions:
+        q["golds"] = [q["answer"], *q.get("aliases", [])]
+        q["gold_docs"] = [q["doc"]]
+    return docs, questions
+
+
+def beir_set(path: Path, prefix: str) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+    data = json.loads(path.read_text())
+    docs = {
+        f"{prefix}{i:05d}.md": (doc_id, f"{d.get('title') or ''}\n\n{d['text']}")
+        for i, (doc_id, d) in enumerate(data["corpus"].items())
+    }
+    by_id = {doc_id: name for name, (doc_id, _) in docs.items()}
+    answers = data.get("answers", {})
+    questions = [
+        {
+            "id": qid,
+            "question": text,
+            "golds": [answers[qid]] if qid in answers else [],
+            "gold_docs": [by_id[d] for d in data["qrels"].get(qid, {}) if d in by_id],
+        }
+        for qid, text in data["queries"].items()
+    ]
+    return docs, questions
+
+
+def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+    if name == "ko":
+        return ko_set()
+    if name == "hotpot":
+        return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json", "hp")
+    if name == "allganize":
+        return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json", "ag")
+    raise SystemExit(f"unknown set {name!r}: ko, hotpot or allganize")
+
+
+def ensure_kb(url: str, name: str, docs: dict[str, tuple[str, str]]) -> tuple[str, dict[str, str]]:
+    """The KB `name` holding `docs` (created and filled once); {document id: file name}."""
+    kbs = httpx.get(f"{url}/api/knowledge-bases", timeout=60).json()
+    kb = next((k for k in kbs if k["name"] == name), None)
+    if kb is None:
+        kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": name}, timeout=60).json()
+    listed = _documents(url, kb["id"])
+    have = {d["filename"] for d in listed}
+    missing = [f for f in docs if f not in have]
+    for start in range(0, len(missing), UPLOAD_BATCH):
+        files = [
+            ("files", (f, docs[f][1].encode(), "text/markdown"))
+            for f in missing[start : start + UPLOAD_BATCH]
+        ]
+        response = httpx.post(
+            f"{url}/api/knowledge-bases/{kb['id']}/documents", files=files, timeout=600
+        )
+        response.raise_for_status()
+        log(f"  {name}: uploaded {min(start + UPLOAD_BATCH, len(missing))}/{len(missing)}")
+    while True:
+        listed = _documents(url, kb["id"])
+        done = sum(d["status"] in ("completed", "failed") for d in listed)
+        if done == len(listed):
+            break
+        log(f"  {name}: {done}/{len(listed)} indexed")
+        time.sleep(10)
+    return kb["id"], {d["id"]: d["filename"] for d in listed}
+
+
+def _documents(url: str, kb_id: str) -> list[dict[str, Any]]:
+    response = httpx.get(f"{url}/api/knowledge-bases/{kb_id}/documents", timeout=120)
+    response.raise_for_status()
+    documents: list[dict[str, Any]] = response.json()
+    return documents
+
+
+def ask(url: str, kb: str, question: str) -> dict[str, Any]:
+    events: dict[str, Any] = {}
+    answer: list[str] = []
+    name = "message"
+    with httpx.stream(
+        "POST",
+        f"{url}/ai/v2/ask",
+        json={"question": question, "knowledge_bases": [kb]},
+        timeout=600,
+    ) as response:
+        response.raise_for_status()
+        for line in response.iter_lines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data = json.loads(line[5:])
+                if name == "answer":
+                    answer.append(data["delta"])
+                else:
+                    events[name] = data
+    events["answer"] = "".join(answer)
+    return events
+
+
+def _fold(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if not ch.isspace() and ch != ",")
+
+
+def lead_of(answer: str) -> str:
+    cut = answer.find("[")
+    while cut != -1 and not answer[cut + 1 : cut + 2].isdigit():
+        cut = answer.find("[", cut + 1)
+    return answer if cut == -1 else answer[:cut]
+
+
+def score(
+    question: dict[str, Any], events: dict[str, Any], files: dict[str, str]
+) -> dict[str, Any]:
+    answer = events.get("answer", "")
+    hits = events.get("search_result", {}).get("hits", [])
+    first = files.get(hits[0]["doc_id"]) if hits else None
+    exists = bool(events.get("exist_in_post_status", {}).get("exists"))
+    said_none = any(p in answer for p in NOT_FOUND)
+    golds = [_fold(g) for g in question["golds"] if g]
+    lead = _fold(lead_of(answer))
+    passages = {p["n"]: p for p in events.get("context", {}).get("passages", [])}
+    cited = next(iter(events.get("end", {}).get("citations", [])), None)
+    lead_doc = (
+        files.get(passages[cited["n"]]["doc_id"]) if cited and cited["n"] in passages else None
+    )
+    return {
+        "id": question.get("id"),
+        "question": question["question"],
+        "golds": question["golds"],
+        "answer": answer,
+        "in_lead": any(g in lead for g in golds) if golds else None,
+        "anywhere": any(g in _fold(answer) for g in golds) if golds else None,
+        "gold_first": first in question["gold_docs"],
+        "lead_from_gold": lead_doc in question["gold_docs"] if lead_doc else False,
+        "not_found": said_none or not exists,
+        "disagree": exists == said_none,
+        "length": len(answer),
+    }
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    graded = [r for r in rows if r["in_lead"] is not None]
+    lengths = [r["length"] for r in rows]
+    pct = lambda part, whole: round(100 * part / whole, 1) if whole else None  # noqa: E731
+    return {
+        "questions": len(rows),
+        "gold_in_lead_pct": pct(sum(r["in_lead"] for r in graded), len(graded)),
+        "gold_anywhere_pct": pct(sum(r["anywhere"] for r in graded), len(graded)),
+        "lead_cites_gold_doc_pct": pct(sum(r["lead_from_gold"] for r in rows), len(rows)),
+        "gold_first": sum(r["gold_first"] for r in rows),
+        "false_not_found": sum(r["not_found"] and r["gold_first"] for r in rows),
+        "not_found": sum(r["not_found"] for r in rows),
+        "verdict_disagreements": sum(r["disagree"] for r in rows),
+        "mean_chars": round(statistics.fmean(lengths), 1) if lengths else None,
+        "median_chars": statistics.median(lengths) if lengths else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="ko,hotpot,allganize")
+    parser.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
+    parser.add_argument("--label", default="run")
+    parser.add_argument("--data-dir", type=Path, default=RESULTS_DIR / "answers-data")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="../shared/data")
+    args = parser.parse_args()
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {"label": args.label, "machine": machine(), "sets": {}}
+    with planrag_server(args.data_dir, RESULTS_DIR / "answers-server.log") as server:
+        for name in args.sets.split(","):
+            docs, questions = load_set(name, args.shared)
+            kb_id, files = ensure_kb(server.base_url, f"answers-{name}", docs)
+            chosen = questions[: args.limit] if args.limit else questions
+            rows = []
+            for i, question in enumerate(chosen, 1):
+                rows.append(
+                    score(question, ask(server.base_url, kb_id, question["question"]), files)
+                )
+                if i % 25 == 0:
+                    log(f"  {name}: {i}/{len(chosen)} {summarise(rows)}")
+            results["sets"][name] = {"summary": summarise(rows), "rows": rows}
+            log(f"{name}: {results['sets'][name]['summary']}")
+    path = write_json(RESULTS_DIR / f"answers-{args.label}.json", results)
+    log(f"wrote {path}")
+    for name, result in results["sets"].items():
+        print(name, json.dumps(result["summary"], ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,355 @@
+"""The extractive reader: the one sentence of the passages that answers the question, cited.
+
+`read(question, passages)` → `Reading`: the lead sentence, its passage, the answer span found in
+it (a name, a date, a number with its unit …) when there is one, a confidence, and at most two
+supporting sentences from other passages. Each sentence of the first passages (Kiwi's splitter,
+Markdown removed, headings never) is scored with:
+
+- term overlap with the question's content terms (Kiwi nouns, stemmed English words), in the
+  sentence and, weaker, in its passage;
+- the question's named entities (`text/entities.py`) found in the sentence;
+- model numbers: a question about "누리봇 S2" loses every sentence naming only another model
+  (S3) and gains those naming S2 or following a sentence that did (the S2 paragraph);
+- the expected answer type (`text/answer_types.py`): a "누구" question wants a sentence holding a
+  person's name that the question does not already give, "언제" a date, "몇/얼마" a number;
+- e5 similarity of sentence and question, when the knowledge base's embedder is e5 (other models
+  are not trusted on Korean; without one the signal is left out);
+- the passage's rank and the sentence's position.
+
+The evidence check (`Reader.evidence`) decides whether there is anything to answer from: a
+passage passes when it holds enough of the question's content terms (the relevance floor), or,
+when question and passage are in different languages (an English question over Korean
+documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
+overlap across languages, so they are not asked to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from planrag.llm.e5 import is_e5
+from planrag.llm.embedders import Embedder
+from planrag.planner.query_text import generic_terms
+from planrag.services.answers import Passage, is_korean
+from planrag.services.passage_text import body_sentences, plain_text
+from planrag.text.answer_types import AnswerType, answer_type, model_codes, typed_spans
+from planrag.text.entities import find_mentions
+from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
+
+READ_PASSAGES = 5  # passages whose sentences are read
+MAX_SENTENCES = 60  # sentences scored
+MAX_SUPPORT = 2
+ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
+MIN_SENTENCE_CHARS = 8
+CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to be evidence
+SHORTLIST = 12  # sentences of the question's language scored with e5 (half as many of others)
+SIMILARITY_WEIGHT = 1.0
+TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
+
+
+class ReadSentence(BaseModel):
+    text: str
+    n: int = Field(description="the passage's number, cited as [n]")
+    score: float
+
+
+class Reading(BaseModel):
+    """What the reader found: the lead sentence answers, `span` is the answer inside it."""
+
+    question: str
+    answer_type: AnswerType
+    lead: ReadSentence | None = None
+    passage: Passage | None = None
+    span: str | None = None
+    confidence: float = 0.0
+    support: list[ReadSentence] = Field(default_factory=list)
+    evidence: list[int] = Field(default_factory=list, description="passages passing the check")
+
+    @property
+    def found(self) -> bool:
+        return self.lead is not None
+
+    def text(self) -> str:
+        """The answer: the lead sentence and its support, each cited; "" when nothing found."""
+        if self.lead is None:
+            return ""
+        return " ".join(f"{s.text} [{s.n}]" for s in [self.lead, *self.support])
+
+
+@dataclass
+class _Candidate:
+    rank: int
+    n: int
+    position: int
+    text: str
+    terms: set[str]
+    carried_codes: set[str]  # model codes of the sentence, or of the last one naming any
+    own_codes: set[str]
+    seen: set[str]  # terms of the passage's title and sentences up to this one (its topic)
+    context: float = 0.0  # the passage's share of the question terms
+    similarity: float = 0.0
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Question:
+    text: str
+    terms: set[str]
+    entities: list[set[str]]
+    codes: set[str]
+    kind: AnswerType
+
+    @property
+    def asked(self) -> set[str]:
+        """The terms saying what is asked about the entities (all terms if nothing else)."""
+        named = set().union(*self.entities) if self.entities else set()
+        return (self.terms - named) or self.terms
+
+
+class Reader:
+    """Reads passages for one knowledge base's user words, with its embedder when it is e5."""
+
+    def __init__(
+        self,
+        user_words: Sequence[str] = (),
+        floor: float = 0.5,
+        embedder: Embedder | None = None,
+        cross_lingual_min: float = CROSS_LINGUAL_MIN,
+    ) -> None:
+        self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
+        self._generic = generic_terms(self._tokenizer)
+        self._floor = floor
+        self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
+        self._cross_min = cross_lingual_min
+
+    # ------------------------------------------------------------------ the question
+
+    def terms(self, text: str) -> set[str]:
+        """The content terms of a question (generic request words left out)."""
+        return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
+
+    def _question(self, question: str) -> _Question:
+        codes = model_codes(question)
+        entities = []
+        for mention in find_mentions(question):
+            if model_codes(mention.name) and mention.name.upper() in codes:
+                continue
+            terms = self.terms(mention.name)
+            if terms:
+                entities.append(terms)
+        return _Question(question, self.terms(question), entities, codes, answer_type(question))
+
+    # ------------------------------------------------------------------ evidence
+
+    def coverage(self, terms: set[str], passage: Passage) -> float:
+        """The share of the terms the passage (its title too) holds; 1 without terms."""
+        if not terms:
+            return 1.0
+        text = f"{passage.title or ''}\n{plain_text(passage.content)}"
+        return len(terms & set(self._tokenizer.tokenize(text))) / len(terms)
+
+    def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
+        """The numbers of the passages that pass the evidence check."""
+        terms = self.terms(question)
+        shown = list(passages[:READ_PASSAGES])
+        passed = [p.n for p in shown if self.coverage(terms, p) >= self._floor]
+        foreign = [p for p in shown if _crosses(question, p)]
+        if not passed and foreign and self._embedder is not None:  # e5 only when words fail
+            sims = self._similarities(question, [plain_text(p.content)[:1000] for p in foreign])
+            passed += [p.n for p, sim in zip(foreign, sims, strict=True) if sim >= self._cross_min]
+        return sorted(passed)
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, question: str, passages: Sequence[Passage], check: bool = True) -> Reading:
+        """The best sentence of the passages for the question; with `check`, nothing unless a
+        passage passes the evidence check."""
+        q = self._question(question)
+        evidence = self.evidence(question, passages) if check else [p.n for p in passages]
+        reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
+        if not evidence:
+            return reading
+        candidates = self._candidates(q, list(passages[:READ_PASSAGES]))
+        if not candidates:
+            return reading
+        self._score(q, candidates)
+        ranked = sorted(candidates, key=lambda c: -c.score)
+        lead = ranked[0]
+        by_n = {p.n: p for p in passages}
+        reading.lead = ReadSentence(text=lead.text, n=lead.n, score=round(lead.score, 4))
+        reading.passage = by_n[lead.n]
+        reading.span = self._span(q, lead.text)
+        reading.confidence = _confidence(q, lead)
+        reading.support = _support(q, lead, ranked[1:])
+        return reading
+
+    def _candidates(self, q: _Question, passages: list[Passage]) -> list[_Candidate]:
+        seen: set[str] = set()
+        found: list[_Candidate] = []
+        for rank, passage in enumerate(passages):
+            context = self.coverage(q.terms, passage) if q.terms else 0.0
+            carried: set[str] = model_codes(passage.title or "")
+            seen_terms = self.terms(passage.title or "")
+            sentences = body_sentences(passage.content)
+            term_lists = self._tokenizer.tokenize_many(sentences)
+            for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
+                own = model_codes(sentence)
+                carried = own or carried
+                seen_terms = seen_terms | set(terms)
+                key = "".join(ch for ch in sentence.casefold() if ch.isalnum())
+                if len(sentence) < MIN_SENTENCE_CHARS or key in seen:
+                    continue
+                seen.add(key)
+                found.append(
+                    _Candidate(
+                        rank,
+                        passage.n,
+                        position,
+                        sentence,
+                        set(terms),
+                        carried,
+                        own,
+                        seen_terms,
+                        context,
+                    )  # fmt: skip
+                )
+                if len(found) >= MAX_SENTENCES:
+                    return found
+        return found
+
+    def _score(self, q: _Question, candidates: list[_Candidate]) -> None:
+        """Every signal but e5 for all sentences; then e5 for a shortlist (the best of each
+        language), and the shortlist scored again with it."""
+        self._score_all(q, candidates)
+        if self._embedder is None:
+            return
+        korean = is_korean(q.text)
+        same = [c for c in candidates if is_korean(c.text) == korean]
+        other = [c for c in candidates if is_korean(c.text) != korean]
+        shortlist = sorted(same, key=lambda c: -c.score)[:SHORTLIST]
+        shortlist += sorted(other, key=lambda c: -c.score)[: SHORTLIST // 2]
+        sims = self._similarities(q.text, [c.text for c in shortlist])
+        for candidate, sim in zip(shortlist, sims, strict=True):
+            candidate.similarity = sim
+        self._score_all(q, shortlist)
+        for c in candidates:
+            if all(c is not s for s in shortlist):
+                c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
+
+    def _score_all(self, q: _Question, candidates: list[_Candidate]) -> None:
+        low = min(c.similarity for c in candidates)
+        high = max(c.similarity for c in candidates)
+        for c in candidates:
+            f = c.features
+            f["lexical"] = len(q.asked & c.terms) / len(q.asked) if q.asked else 0.0
+            f["context"] = c.context
+            f["entities"] = (
+                sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
+                / len(q.entities)
+                if q.entities
+                else 0.0
+            )
+            f["model"] = _model_match(q.codes, c)
+            f["type"] = self._type_match(q, c.text)
+            f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
+            c.score = (
+                2.0 * f["lexical"]
+                + 0.5 * f["context"]
+                + 1.5 * f["entities"]
+                + f["model"]
+                + f["type"]
+                + SIMILARITY_WEIGHT * f["similarity"]
+                - 0.15 * c.rank
+                - 0.02 * c.position
+                - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
+            )
+
+    def _type_match(self, q: _Question, sentence: str) -> float:
+        if q.kind == "thing":
+            return 0.0
+        return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
+
+    def _answer_spans(self, q: _Question, sentence: str) -> list[str]:
+        """Spans of the expected type that the question does not already name."""
+        spans = []
+        for span in typed_spans(sentence, q.kind):
+            terms = self.terms(span.text)
+            if q.kind in ("date", "number"):
+                if span.text.replace(" ", "") not in q.text.replace(" ", ""):
+                    spans.append(span.text)
+            elif terms and not terms <= q.terms:
+                spans.append(span.text)
+        return spans
+
+    def _span(self, q: _Question, sentence: str) -> str | None:
+        spans = self._answer_spans(q, sentence)
+        return spans[0] if spans else None
+
+    def _similarities(self, question: str, texts: list[str]) -> list[float]:
+        assert self._embedder is not None
+        query = np.asarray(self._embedder.embed_queries([question])[0], dtype=np.float32)
+        matrix = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+        return [float(v) for v in matrix @ query]
+
+
+def _model_match(codes: set[str], c: _Candidate) -> float:
+    """+1 naming an asked model; -2 naming only others; ±0.5 in a paragraph about one."""
+    if not codes:
+        return 0.0
+    if c.own_codes:
+        return 1.0 if c.own_codes & codes else -2.0
+    if c.carried_codes:
+        return 0.5 if c.carried_codes & codes else -1.0
+    return 0.0
+
+
+def _confidence(q: _Question, lead: _Candidate) -> float:
+    f = lead.features
+    entities = f["entities"] if q.entities else 1.0
+    typed = 1.0 if q.kind == "thing" else float(f["type"] > 0)
+    model = 1.0 if f["model"] >= 0 else 0.0
+    value = 0.4 * f["lexical"] + 0.25 * entities + 0.2 * typed + 0.15 * model
+    return round(min(max(value, 0.0), 1.0), 3)
+
+
+def _support(q: _Question, lead: _Candidate, rest: list[_Candidate]) -> list[ReadSentence]:
+    """At most two sentences from passages other than the lead's (one each), close to the
+    lead's score, that hold question terms the lead lacks, within the answer budget."""
+    chosen: list[ReadSentence] = []
+    used_n = {lead.n}
+    covered = q.terms & lead.terms
+    length = len(lead.text)
+    for c in rest:
+        if len(chosen) == MAX_SUPPORT or c.score < lead.score - 1.0:
+            break
+        new = (q.terms & c.terms) - covered
+        if c.n in used_n or not new or c.features["model"] < 0:
+            continue
+        if length + len(c.text) > ANSWER_BUDGET:
+            continue
+        chosen.append(ReadSentence(text=c.text, n=c.n, score=round(c.score, 4)))
+        used_n.add(c.n)
+        covered |= new
+        length += len(c.text)
+    return chosen
+
+
+def _crosses(question: str, passage: Passage) -> bool:
+    """Whether question and passage are written in different languages (Hangul or not)."""
+    return is_korean(question) != is_korean(passage.content[:2000])
+
+
+def read(
+    question: str,
+    passages: Sequence[Passage],
+    embedder: Embedder | None = None,
+    user_words: Sequence[str] = (),
+    floor: float = 0.5,
+) -> Reading:
+    """Read the passages for the question (see `Reader`); the one call a plan step needs."""
+    return Reader(user_words, floor, embedder).read(question, passages)

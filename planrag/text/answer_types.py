@@ -1,0 +1,206 @@
+"""What a question asks for, and where a sentence holds something of that kind.
+
+- `answer_type(question)`: from the question word (누구/who → person, 언제/when → date,
+  어디/where → place, 몇/얼마/how many → number, 무엇/what → thing), and without one from the
+  asked attribute ("대표는?" asks for a person, "가격은?" for a number, "본사는?" for a place).
+- `typed_spans(sentence, kind)`: the sentence's spans of that kind — dates and numbers with
+  their units by pattern, people, places and organisations from Kiwi's proper nouns and
+  capitalised Latin names (`text/entities.py`), a Korean personal name also from its shape (a
+  family name and one or two syllables next to a title: Kiwi tags "한지훈" a common noun).
+- `model_codes(text)`: model numbers and codes ("S2", "X-100", "GPT-4", "3.0"): a question about
+  누리봇 S2 is not answered by a sentence about S3.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from planrag.text.entities import find_mentions
+from planrag.text.korean import get_kiwi
+
+AnswerType = Literal["person", "date", "place", "number", "thing"]
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+
+
+_KO_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
+    ("person", re.compile(r"누구|누가|누군지|어느 분|성함|이름이 뭐")),
+    ("date", re.compile(r"언제|몇\s*년도|몇\s*년에|몇\s*월|며칠|어느\s*해|날짜|연도|시기|년도")),
+    ("place", re.compile(r"어디|어느\s*(?:곳|나라|도시|지역|회사|기관|대학|학교|기업)|위치")),
+    ("number", re.compile(r"몇|얼마|규모|비율|퍼센트|액수")),
+    ("thing", re.compile(r"무엇|뭐|무슨|어떤|어떠한|어느")),
+]
+_EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
+    ("person", re.compile(r"\b(?:who|whom|whose)\b", re.I)),
+    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|month|day)\b|\bwhich year\b", re.I)),
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|state|town|place)\b", re.I)),
+    ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|tall)\b|\bwhat percent", re.I)),
+]
+# The asked attribute when no question word names the type ("S2의 가격은?").
+_KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [
+    (
+        "person",
+        re.compile(r"(?:대표|대표이사|CEO|CTO|사장|회장|총장|소장|팀장|본부장|책임자|총괄|창업자)"),
+    ),
+    ("date", re.compile(r"(?:설립일|창립일|출시일|개교|설립 연도|출시 시기)")),
+    ("place", re.compile(r"(?:본사|위치|소재지|공장|지사)")),
+    (
+        "number",
+        re.compile(r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수)"),
+    ),
+]
+
+_YEAR = r"(?:1[5-9]\d\d|20\d\d)"
+_MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)"
+)
+_DATE = re.compile(
+    rf"{_YEAR}\s*년(?:\s*\d{{1,2}}\s*월)?(?:\s*\d{{1,2}}\s*일)?(?:\s*(?:상|하)반기)?"
+    r"|\d{1,2}\s*월\s*\d{1,2}\s*일|\d{1,2}\s*월(?=[\s에의은는부까])"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}\.\s?\d{{1,2}}\.(?:\s?\d{{1,2}}\.?)?"
+    rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}|\d{{1,2}}\s+{_MONTHS}\s+{_YEAR}"
+    rf"|{_MONTHS}\s+{_YEAR}|\b{_YEAR}s?\b"
+)
+_KO_UNITS = (
+    r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"
+    r"km|m|cm|mm|GB|MB|TB|W|kW|MW|kWh|%|퍼센트|점|권|편|종"
+)
+_NUMBER = re.compile(
+    rf"\d[\d,]*(?:\.\d+)?(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+    r"fifty|hundred|thousand|million|billion)\b(?:[\s-]+\w+)?",
+    re.I,
+)
+_MODEL_CODE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,5}[-\s]?\d{1,5}[A-Za-z]{0,2}|\d{1,2}\.\d{1,2}(?:\.\d+)?)"
+    r"(?![A-Za-z0-9])(?!\.\d)"
+)
+# Common Korean family names (one syllable; the two-syllable ones are matched apart).
+_FAMILY = set(
+    "김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄채원천"
+    "방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉"
+)
+_FAMILY2 = ("남궁", "황보", "제갈", "선우", "독고", "서문")
+_TITLE_AFTER = re.compile(
+    r"\s*(?:대표|대표이사|교수|팀장|본부장|사장|회장|총장|소장|센터장|이사|연구원|수석연구원|"
+    r"수석|CTO|CEO|박사|씨|님|책임자)"
+)
+_HANGUL_WORD = re.compile(r"[가-힣]{2,4}")
+
+
+def answer_type(question: str) -> AnswerType:
+    """The kind of answer a question asks for ("thing" when nothing narrower is named)."""
+    for kind, pattern in _KO_TYPES + _EN_TYPES:
+        if pattern.search(question):
+            return kind
+    for kind, pattern in _KO_ATTRIBUTES:
+        if pattern.search(question):
+            return kind
+    return "thing"
+
+
+def model_codes(text: str) -> set[str]:
+    """Model numbers and codes in `text`, normalised ("S 2", "s2" → "S2")."""
+    return {re.sub(r"[-\s]", "", m.group(0)).upper() for m in _MODEL_CODE.finditer(text)}
+
+
+def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
+    """The spans of `sentence` that could answer a question of `kind` ("thing": noun phrases
+    ending the sentence's copula or proper nouns)."""
+    if kind == "date":
+        return _matches(_DATE, sentence)
+    if kind == "number":
+        dates = _matches(_DATE, sentence)
+        return [
+            s
+            for s in _matches(_NUMBER, sentence)
+            if any(c.isdigit() for c in s.text) or s.text[0].isalpha()
+            if not any(d.start <= s.start < d.end for d in dates) or "년" not in s.text
+        ]
+    if kind == "person":
+        return _people(sentence)
+    names = [Span(m.start, m.end, m.name) for m in find_mentions(sentence)]
+    if kind == "place":
+        return names
+    return names + _copula_complements(sentence)
+
+
+def _matches(pattern: re.Pattern[str], text: str) -> list[Span]:
+    return [
+        Span(m.start(), m.end(), m.group(0).strip())
+        for m in pattern.finditer(text)
+        if m.group(0).strip()
+    ]
+
+
+def _people(sentence: str) -> list[Span]:
+    """Names of people: Latin names, Kiwi's proper nouns shaped like a Korean name, and any
+    Korean word shaped like one next to a title ("한지훈이다", "최민호 수석연구원")."""
+    spans = [
+        Span(m.start, m.end, m.name)
+        for m in find_mentions(sentence)
+        if (_name_shaped(m.name) if _has_hangul(m.name) else _full_name(m.name))
+    ]
+    for token in get_kiwi().tokenize(sentence):
+        form = token.form
+        if token.tag in ("NNP", "NNG") and _name_shaped(form):
+            end = token.start + token.len
+            follows = sentence[end:]
+            copula = follows.startswith(("이다", "이며", "이고", "이었", "였", "이가", "이다."))
+            if token.tag == "NNP" or _TITLE_AFTER.match(follows) or copula:
+                spans.append(Span(token.start, end, form))
+    spans.sort(key=lambda s: s.start)
+    return [s for i, s in enumerate(spans) if not any(o.text == s.text for o in spans[:i])]
+
+
+_ORGANISATION_TEXT = """inc corp corporation company co ltd llc group logistics robotics
+    university college
+    school institute bank capital ventures partners holdings systems technologies technology
+    labs laboratory foundation association agency ministry department council club team fc
+    airlines airways motors electronics records studios pictures press times news church
+    hospital museum library center centre party army navy league"""
+_ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
+
+
+def _full_name(name: str) -> bool:
+    """A Latin person's name: two or more capitalised words, none an organisation's."""
+    words = name.split()
+    return len(words) >= 2 and not any(
+        word.casefold().strip(".,") in _ORGANISATION_WORDS for word in words
+    )
+
+
+def _has_hangul(text: str) -> bool:
+    return any("가" <= c <= "힣" for c in text)
+
+
+def _name_shaped(word: str) -> bool:
+    if not _HANGUL_WORD.fullmatch(word):
+        return False
+    if word.startswith(_FAMILY2):
+        return len(word) in (3, 4)
+    return len(word) == 3 and word[0] in _FAMILY
+
+
+def _copula_complements(sentence: str) -> list[Span]:
+    """The noun run before a copula ("…의 대표 제품은 누리WMS이다" → "누리WMS")."""
+    tokens = get_kiwi().tokenize(sentence)
+    spans: list[Span] = []
+    for i, token in enumerate(tokens):
+        if token.tag != "VCP":
+            continue
+        j = i
+        while j > 0 and tokens[j - 1].tag in ("NNG", "NNP", "SL", "SN", "NNB", "XSN"):
+            j -= 1
+        if j < i:
+            start, end = tokens[j].start, tokens[i - 1].start + tokens[i - 1].len
+            spans.append(Span(start, end, sentence[start:end]))
+    return spans
