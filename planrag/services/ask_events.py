@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, model_serializer
 
 from planrag.core.errors import error_for_code
 from planrag.planner.schema import PlanEnvelope
-from planrag.services.answers import Citation, Passage
+from planrag.services.answers import Citation, Passage, UnsupportedCitation
 
 
 class SearchStages(BaseModel):
@@ -100,11 +100,16 @@ class EndEvent(BaseModel):
     timings_ms: dict[str, float]
     speech_tone: str | None = Field(default=None, description="the register asked for")
     conversation_id: str | None = Field(default=None, description="when the ask is a turn")
+    unsupported_citations: list[UnsupportedCitation] | None = Field(
+        default=None,
+        description="an LLM answer's citations its passage does not support, checked after "
+        "generation and left out of `citations` ([] when all hold; absent without an LLM answer)",
+    )
 
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("speech_tone", "conversation_id"):
+        for key in ("speech_tone", "conversation_id", "unsupported_citations"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -152,6 +157,7 @@ class AskTrace(BaseModel):
     answer: str | None = None
     answer_source: str | None = None
     citations: list[Citation] | None = None
+    unsupported_citations: list[UnsupportedCitation] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
     error: TraceError | None = None
 

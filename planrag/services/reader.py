@@ -166,11 +166,18 @@ class Reader:
 
     # ------------------------------------------------------------------ reading
 
-    def read(self, question: str, passages: Sequence[Passage], check: bool = True) -> Reading:
+    def read(
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        check: bool = True,
+        search_text: str | None = None,
+    ) -> Reading:
         """The best sentence of the passages for the question; with `check`, nothing unless a
-        passage passes the evidence check."""
+        passage passes the evidence check (on `search_text` when given: a plan's query)."""
         q = self._question(question)
-        evidence = self.evidence(question, passages) if check else [p.n for p in passages]
+        evident = self.evidence(search_text or question, passages) if check else None
+        evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
         if not evidence:
             return reading
@@ -289,6 +296,14 @@ class Reader:
     def _span(self, q: _Question, sentence: str) -> str | None:
         spans = self._answer_spans(q, sentence)
         return spans[0] if spans else None
+
+    @property
+    def has_e5(self) -> bool:
+        return self._embedder is not None
+
+    def similarities(self, question: str, texts: list[str]) -> list[float]:
+        """e5 cosine of the question (as a query) to each text; [] without e5."""
+        return self._similarities(question, texts) if self._embedder is not None else []
 
     def _similarities(self, question: str, texts: list[str]) -> list[float]:
         assert self._embedder is not None

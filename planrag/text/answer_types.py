@@ -96,6 +96,16 @@ _TITLE_AFTER = re.compile(
 _HANGUL_WORD = re.compile(r"[가-힣]{2,4}")
 
 
+_SUMMARY = re.compile(
+    r"요약|정리해|간추려|개요|summari[sz]e|summary|overview|\bsum up\b|tl;?dr", re.IGNORECASE
+)
+
+
+def is_summary_request(question: str) -> bool:
+    """Whether the question asks for a summary ("인사 규정 요약해줘") rather than a fact."""
+    return bool(_SUMMARY.search(question))
+
+
 def answer_type(question: str) -> AnswerType:
     """The kind of answer a question asks for ("thing" when nothing narrower is named)."""
     for kind, pattern in _KO_TYPES + _EN_TYPES:
