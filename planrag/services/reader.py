@@ -140,7 +140,7 @@ class Reader:
         """The content terms of a question (generic request words left out)."""
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def _question(self, question: str) -> _Question:
+    def _question(self, question: str, kind: AnswerType) -> _Question:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -149,7 +149,7 @@ class Reader:
             terms = self.terms(mention.name)
             if terms:
                 entities.append(terms)
-        return _Question(question, self.terms(question), entities, codes, answer_type(question))
+        return _Question(question, self.terms(question), entities, codes, kind)
 
     # ------------------------------------------------------------------ evidence
 
@@ -185,7 +185,9 @@ class Reader:
     ) -> Reading:
         """The best sentence of the passages for the question; with `check`, nothing unless a
         passage passes the evidence check (on `search_text` when given: a plan's query)."""
-        q = self._question(question)
+        # Terms and names from the search text (a plan's query has no time words: "9월" is a
+        # filter, not a topic); the answer type from the question's own words.
+        q = self._question(search_text or question, answer_type(question))
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
