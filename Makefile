@@ -43,8 +43,12 @@ $(WEB_STAMP): $(WEB_SOURCES)
 run: setup
 	$(BIN)/planrag serve --host $(HOST) --port $(PORT)
 
+# The suite runs on one worker per core (at most 4: each worker starts its own PostgreSQL, graph
+# servers and model), whole test files per worker so module fixtures are built once.
+# PYTEST_XDIST="-n 0" runs it in one process.
+PYTEST_XDIST ?= -n auto --maxprocesses 4 --dist loadfile
 test: setup
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check planrag tests bench

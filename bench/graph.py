@@ -38,7 +38,8 @@ from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import ChunkKind, DocumentStatus
 from planrag.executors.graph import GraphSearch
-from planrag.ingest.extraction import ChunkText, RuleExtractor
+from planrag.ingest.extraction import ChunkText
+from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.runtime import Runtime
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus
 from planrag.services.knowledge_bases import KnowledgeBaseCreate

@@ -1,7 +1,11 @@
 """Who is calling: an app-wide dependency that authenticates every route but the public paths
 (API key in `X-API-Key`, or a bearer token from `POST /token`), keeps the principal on the
-request, and checks `{kb_id}` paths against the principal's knowledge-base scope (an id
-outside it reads as unknown: 404, never 403).
+request, then resolves a `{kb_id}` path segment (an id or a name) against the principal's
+knowledge-base scope: a knowledge base outside it answers exactly as one that does not exist
+(404 naming the segment as given), so a scoped caller learns neither ids nor names.
+
+Changing a knowledge base's settings (`ManagerDep`: PATCH, DELETE, reindex) needs an admin or
+a principal whose `manage` list names it (403 otherwise).
 
 With authentication off (the default) every caller is the anonymous principal with no limit
 (admin routes included). On public paths credentials are optional; when given and valid they
@@ -19,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag.app.dependencies import AuthServiceDep, SettingsDep
 from planrag.core.errors import Forbidden, KnowledgeBaseNotFound
+from planrag.core.types import KnowledgeBase
 from planrag.runtime import Runtime
 from planrag.services.auth import ANONYMOUS, OPEN_ACCESS, Principal, Token, Unauthorized
 
@@ -49,13 +54,25 @@ async def authenticate(
             raise Unauthorized("credentials required: an X-API-Key header or a bearer token")
         principal = found
     request.state.principal = principal
-    kb_id = request.path_params.get("kb_id")
-    if kb_id and principal.knowledge_bases is not None:
-        kb = await run_in_threadpool(runtime.metadata.get_kb, kb_id)
-        if not principal.may_read(kb.name):
-            # The same answer as an unknown id: a scoped caller cannot learn which ids exist.
-            raise KnowledgeBaseNotFound(f"knowledge base '{kb_id}' not found", kb_id=kb_id)
+    value = request.path_params.get("kb_id")
+    if value:
+        kb = await run_in_threadpool(_kb_by_id_or_name, runtime, value)
+        if kb is None or not principal.may_read(kb.name):
+            # One answer for a missing and an out-of-scope knowledge base, naming what was
+            # given: never the id a name resolves to.
+            raise KnowledgeBaseNotFound(f"knowledge base '{value}' not found", kb_id=value)
+        request.path_params["kb_id"] = kb.id  # the routes read the id
+        request.state.kb = kb
     return principal
+
+
+def _kb_by_id_or_name(runtime: Runtime, value: str) -> KnowledgeBase | None:
+    for lookup in (runtime.metadata.get_kb, runtime.metadata.get_kb_by_name):
+        try:
+            return lookup(value)
+        except KnowledgeBaseNotFound:
+            continue
+    return None
 
 
 async def _resolve(runtime: Runtime, api_key: str | None, token: str | None) -> Principal | None:
@@ -83,6 +100,22 @@ async def require_admin(principal: PrincipalDep) -> Principal:
 
 
 AdminDep = Annotated[Principal, Depends(require_admin)]
+
+
+async def require_manager(request: Request, principal: PrincipalDep) -> Principal:
+    """Only an admin, or a principal whose `manage` list names the path's knowledge base, may
+    change its settings (anyone with authentication off)."""
+    kb: KnowledgeBase | None = getattr(request.state, "kb", None)
+    if kb is not None and not principal.may_manage(kb.name):
+        raise Forbidden(
+            f"changing knowledge base '{kb.name}' needs an admin, or a key or user that may "
+            "manage it (planrag keys create --manage NAME)",
+            name=kb.name,
+        )
+    return principal
+
+
+ManagerDep = Annotated[Principal, Depends(require_manager)]
 
 router = APIRouter(tags=["auth"])
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
-from starlette.concurrency import run_in_threadpool
 
-from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
-from planrag.core.types import KnowledgeBase
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
 from planrag.services.access import Caller, KnowledgeBaseAccess
@@ -41,26 +38,6 @@ async def get_runtime(request: Request) -> Runtime:
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-
-
-def _kb_by_id_or_name(runtime: Runtime, value: str) -> KnowledgeBase | None:
-    for lookup in (runtime.metadata.get_kb, runtime.metadata.get_kb_by_name):
-        try:
-            return lookup(value)
-        except KnowledgeBaseNotFound:
-            continue
-    return None
-
-
-async def resolve_kb_path(request: Request) -> None:
-    """A `{kb_id}` path segment may be the knowledge base's id or its name: a name is replaced
-    by the id here, before authentication and the route read it (an app-wide dependency)."""
-    value = request.path_params.get("kb_id")
-    if not value:
-        return
-    kb = await run_in_threadpool(_kb_by_id_or_name, request.app.state.runtime, value)
-    if kb is not None:
-        request.path_params["kb_id"] = kb.id
 
 
 # Narrow dependencies: a route names the one service it uses, not the whole runtime.

@@ -11,8 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import auth, console, docs, errors, observability, openapi
-from planrag.app.dependencies import resolve_kb_path
-from planrag.app.limits import RequestSizeLimit
+from planrag.app.limits import JsonNestingLimit, RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
@@ -112,10 +111,11 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # served by planrag.app.docs from packaged assets, not a CDN
         redoc_url=None,
-        # a KB path segment may be a name (resolved to the id first), then authentication
-        dependencies=[Depends(resolve_kb_path), Depends(auth.authenticate)],
+        # authentication, then a KB path segment (an id or a name) resolved in the caller's scope
+        dependencies=[Depends(auth.authenticate)],
     )
     errors.install(app)
+    app.add_middleware(JsonNestingLimit, settings=settings)  # inside: observed, size-capped
     app.add_middleware(observability.RequestObservability)
     app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)

@@ -39,12 +39,17 @@ class AdminClient(Protocol):
 
     def list_keys(self) -> list[ApiKey]: ...
     def create_key(
-        self, name: str, knowledge_bases: Sequence[str], admin: bool
+        self, name: str, knowledge_bases: Sequence[str], admin: bool, manage: Sequence[str] = ()
     ) -> tuple[str, ApiKey]: ...
     def revoke_key(self, id_or_prefix: str) -> ApiKey: ...
     def list_users(self) -> list[User]: ...
     def create_user(
-        self, username: str, password: str, knowledge_bases: Sequence[str], admin: bool
+        self,
+        username: str,
+        password: str,
+        knowledge_bases: Sequence[str],
+        admin: bool,
+        manage: Sequence[str] = (),
     ) -> User: ...
     def disable_user(self, username: str) -> User: ...
 
@@ -90,9 +95,14 @@ class HttpAdmin:
         return [ApiKey.model_validate(k) for k in self._call("GET", "/admin/keys")]
 
     def create_key(
-        self, name: str, knowledge_bases: Sequence[str], admin: bool
+        self, name: str, knowledge_bases: Sequence[str], admin: bool, manage: Sequence[str] = ()
     ) -> tuple[str, ApiKey]:
-        body = {"name": name, "knowledge_bases": list(knowledge_bases), "admin": admin}
+        body = {
+            "name": name,
+            "knowledge_bases": list(knowledge_bases),
+            "admin": admin,
+            "manage": list(manage),
+        }
         found = self._call("POST", "/admin/keys", json=body)
         return found["key"], ApiKey.model_validate(found["record"])
 
@@ -104,13 +114,19 @@ class HttpAdmin:
         return [User.model_validate(u) for u in self._call("GET", "/admin/users")]
 
     def create_user(
-        self, username: str, password: str, knowledge_bases: Sequence[str], admin: bool
+        self,
+        username: str,
+        password: str,
+        knowledge_bases: Sequence[str],
+        admin: bool,
+        manage: Sequence[str] = (),
     ) -> User:
         body = {
             "username": username,
             "password": password,
             "knowledge_bases": list(knowledge_bases),
             "admin": admin,
+            "manage": list(manage),
         }
         return User.model_validate(self._call("POST", "/admin/users", json=body))
 

@@ -93,27 +93,47 @@ def _print_plan(envelope: dict[str, Any]) -> None:
 
 
 def _print_events(events: Iterator[tuple[str, dict[str, Any]]], as_json: bool) -> bool:
-    """Prints the events; True when the ask ended with an error event."""
-    for name, data in events:
-        if as_json:
+    """Prints the events; True when the ask ended with an error event. The answer on stdout
+    always ends with a newline, whether the stream ended, failed or stopped early."""
+    if as_json:
+        for name, data in events:
             typer.echo(json.dumps({"event": name, "data": data}, ensure_ascii=False, default=str))
-            continue
-        if name == "search_plan":
-            plan = data["plan"]
-            console.print(
-                f"[dim]plan ({data['source']}): {plan['strategy']} on {plan['knowledge_bases']}"
-                f" — {plan['rationale']}[/dim]"
-            )
-        elif name == "answer":
-            typer.echo(data["delta"], nl=False)
-        elif name == "end":
+            if name == "error":
+                return True
+        return False
+    open_line = False  # answer text written without its final newline
+    try:
+        for name, data in events:
+            if name == "answer":
+                typer.echo(data["delta"], nl=False)
+                open_line = open_line or bool(data["delta"])
+                continue
+            if open_line:
+                typer.echo("")
+                open_line = False
+            if _print_event(name, data):
+                return True
+    finally:
+        if open_line:
             typer.echo("")
-            for c in data["citations"]:
-                console.print(
-                    f"[dim][{c['n']}] {c['title'] or c['doc_id']} ({c['knowledge_base']})[/dim]"
-                )
-            console.print(f"[dim]answer: {data['answer_source']}  trace: {data['trace_id']}[/dim]")
-        elif name == "error":
-            console.print(f"[red]error:[/red] {data['code']}: {data['message']}")
-            return True
+    return False
+
+
+def _print_event(name: str, data: dict[str, Any]) -> bool:
+    """One event other than an answer delta, on stderr; True for an error."""
+    if name == "search_plan":
+        plan = data["plan"]
+        console.print(
+            f"[dim]plan ({data['source']}): {plan['strategy']} on {plan['knowledge_bases']}"
+            f" — {plan['rationale']}[/dim]"
+        )
+    elif name == "end":
+        for c in data["citations"]:
+            console.print(
+                f"[dim][{c['n']}] {c['title'] or c['doc_id']} ({c['knowledge_base']})[/dim]"
+            )
+        console.print(f"[dim]answer: {data['answer_source']}  trace: {data['trace_id']}[/dim]")
+    elif name == "error":
+        console.print(f"[red]error:[/red] {data['code']}: {data['message']}")
+        return True
     return False

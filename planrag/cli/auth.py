@@ -30,6 +30,13 @@ KbScope = Annotated[
 Admin = Annotated[
     bool, typer.Option("--admin", help="may manage keys and users (the /admin routes)")
 ]
+Manage = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--manage",
+        help="may change this knowledge base's settings (PATCH, DELETE, reindex; repeat)",
+    ),
+]
 Direct = Annotated[
     bool,
     typer.Option(
@@ -42,9 +49,11 @@ T = TypeVar("T")
 
 
 def register(app: typer.Typer) -> None:
-    keys = typer.Typer(help="API keys (X-API-Key)", no_args_is_help=True)
+    keys = typer.Typer(help="API keys (X-API-Key)", no_args_is_help=True, rich_markup_mode=None)
     users = typer.Typer(
-        help="Users of the OAuth2 password flow (POST /token)", no_args_is_help=True
+        help="Users of the OAuth2 password flow (POST /token)",
+        no_args_is_help=True,
+        rich_markup_mode=None,
     )
     app.add_typer(keys, name="keys")
     app.add_typer(users, name="users")
@@ -70,9 +79,11 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1) from exc
 
     @keys.command("create")
-    def keys_create(name: str, kb: KbScope = None, admin: Admin = False) -> None:
+    def keys_create(
+        name: str, kb: KbScope = None, admin: Admin = False, manage: Manage = None
+    ) -> None:
         """Create a key; it is printed once (stdout) and only its hash is kept."""
-        key, record = run(lambda c: c.create_key(name, kb or [], admin))
+        key, record = run(lambda c: c.create_key(name, kb or [], admin, manage or []))
         typer.echo(key)
         scope = ", ".join(record.knowledge_bases or []) or "every knowledge base"
         role = " (admin)" if record.admin else ""
@@ -110,6 +121,7 @@ def register(app: typer.Typer) -> None:
         username: str,
         kb: KbScope = None,
         admin: Admin = False,
+        manage: Manage = None,
         password_stdin: Annotated[
             bool, typer.Option("--password-stdin", help="read the password from stdin")
         ] = False,
@@ -118,7 +130,7 @@ def register(app: typer.Typer) -> None:
             password = sys.stdin.readline().rstrip("\n")
         else:
             password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
-        user = run(lambda c: c.create_user(username, password, kb or [], admin))
+        user = run(lambda c: c.create_user(username, password, kb or [], admin, manage or []))
         console.print(f"user {user.username} created ({user.id})")
 
     @users.command("list")

@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from planrag.core.settings import Settings
     from planrag.runtime import Runtime
 
-app = typer.Typer(help="planrag: LLM-planned RAG server", no_args_is_help=True)
-kb_app = typer.Typer(help="Manage knowledge bases", no_args_is_help=True)
+# Plain (click-style) help: typer's rich help writes a type placeholder after every flag
+# ("--json <bool>"), which reads as if the flag took a value.
+HELP_STYLE: dict[str, Any] = {"no_args_is_help": True, "rich_markup_mode": None}
+app = typer.Typer(help="planrag: LLM-planned RAG server", **HELP_STYLE)
+kb_app = typer.Typer(help="Manage knowledge bases", **HELP_STYLE)
 app.add_typer(kb_app, name="kb")
 app.command("worker")(worker_commands.worker)
 console = Console(stderr=True, soft_wrap=True)  # messages stay one line

@@ -2,10 +2,10 @@
 
 Two extractors share entity normalisation (`planrag.text.entities`):
 
-- `RuleExtractor` (no LLM, the default): names from Kiwi proper nouns and capitalised Latin
-  spans; relations within a sentence, typed by simple patterns — "A는 B의 X" (A is X of B),
-  "A의 X B" (B is X of A), "A, CEO of B" / "A is the founder of B" (is_CEO_of, is_founder_of),
-  "A founded B" (founded) — else `related_to` (sentence co-occurrence).
+- `RuleExtractor` (no LLM, the default; `planrag/ingest/rule_extraction.py`): typed names and
+  typed relations from Korean and English patterns. `pair_relation` here is the earlier pair
+  typing its English sentences keep: "A, CEO of B" / "A is the founder of B" (is_CEO_of,
+  is_founder_of), "A founded B" (founded), else `related_to`.
 - `LLMExtractor` (planrag/llm/chat.py): structured-output triples, pydantic-validated with one
   retry that feeds the error back, several chunks per request, requests in parallel, cached by
   hash of (model, text).
@@ -33,11 +33,9 @@ from planrag.stores.graph import (
     Relation,
     relation_type,
 )
-from planrag.text.entities import HANGUL, Mention, clean_name, find_mentions, normalize
-from planrag.text.korean import split_sentences
+from planrag.text.entities import HANGUL, Mention, clean_name, normalize
 
 Progress = Callable[[int, int], None]
-MAX_PAIRS_MENTIONS = 6  # a sentence with more names links neighbours only
 
 
 class GraphExtractionFailed(PlanragError):
@@ -90,7 +88,7 @@ def _role(word: str) -> str:
     return relation_type(f"is_{word.replace(' ', '_')}_of")
 
 
-def _pair_relation(text: str, a: Mention, b: Mention) -> tuple[str, bool]:
+def pair_relation(text: str, a: Mention, b: Mention) -> tuple[str, bool]:
     """The relation type between mentions a (first) and b, and whether it points b → a."""
     between, after = text[a.end : b.start], text[b.end : b.end + 20]
     if _KO_SUBJECT.match(between) and (m := _KO_OF_AFTER.match(after)):
@@ -106,54 +104,6 @@ def _pair_relation(text: str, a: Mention, b: Mention) -> tuple[str, bool]:
         if words and not set(words) <= _NOT_RELATIONS:
             return relation_type("_".join(words)), False  # A founded B
     return DEFAULT_RELATION, False
-
-
-class RuleExtractor:
-    name = "rule"
-
-    def extract(
-        self, chunks: list[ChunkText], progress: Progress | None = None
-    ) -> list[ChunkGraph]:
-        graphs = []
-        for done, chunk in enumerate(chunks, 1):
-            graphs.append(self.extract_one(chunk))
-            if progress and (done % 20 == 0 or done == len(chunks)):
-                progress(done, len(chunks))
-        return graphs
-
-    def extract_one(self, chunk: ChunkText) -> ChunkGraph:
-        text = chunk.text
-        mentions = find_mentions(text)
-        entities: dict[str, Entity] = {}
-        for mention in mentions:
-            key = normalize(mention.name)
-            entities.setdefault(key, Entity(key=key, name=mention.name[:500]))
-        relations: dict[tuple[str, str, str], Relation] = {}
-        for start, end in split_sentences(text):
-            inside = [m for m in mentions if start <= m.start and m.end <= end]
-            for i, a in enumerate(inside):
-                partners = (
-                    inside[i + 1 :] if len(inside) <= MAX_PAIRS_MENTIONS else inside[i + 1 : i + 2]
-                )
-                for b in partners:
-                    ka, kb = normalize(a.name), normalize(b.name)
-                    if ka == kb:
-                        continue
-                    type_, reverse = (
-                        _pair_relation(text, a, b)
-                        if b is inside[i + 1]
-                        else (DEFAULT_RELATION, False)
-                    )
-                    source, target = (kb, ka) if reverse else (ka, kb)
-                    relations.setdefault(
-                        (source, type_, target), Relation(source=source, target=target, type=type_)
-                    )
-        return ChunkGraph(
-            chunk_id=chunk.chunk_id,
-            doc_id=chunk.doc_id,
-            entities=list(entities.values()),
-            relations=list(relations.values()),
-        )
 
 
 # ── LLM ────────────────────────────────────────────────────────────────────────────────

@@ -64,28 +64,70 @@ def _hub_unreachable() -> str | None:
     return None
 
 
+# The files a cross-encoder's weights come in (sentence-transformers / transformers names).
+WEIGHT_FILES = (
+    "model.safetensors",
+    "pytorch_model.bin",
+    "model.safetensors.index.json",
+    "pytorch_model.bin.index.json",
+)
+
+
+def _has_weights(directory: Path) -> bool:
+    return any((directory / name).is_file() for name in WEIGHT_FILES)
+
+
+def _cached_with_weights(model: str) -> bool:
+    """Whether the hub model's config and weights are in the local cache (no network needed)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = [try_to_load_from_cache(model, name) for name in ("config.json", *WEIGHT_FILES)]
+    except Exception:
+        return False
+    return isinstance(found[0], str) and any(isinstance(f, str) for f in found[1:])
+
+
+def cross_encoder_problem(model: str) -> str | None:
+    """Why the cross-encoder `model` cannot load, decided without importing the model stack
+    (torch, transformers: seconds on a busy machine) — a directory without weights, a hub name
+    neither cached nor reachable; None when loading may work."""
+    path = Path(model)
+    if path.exists():
+        if path.is_dir() and not _has_weights(path):
+            return (
+                f"reranker model directory '{model}' has no weights (model.safetensors or "
+                "pytorch_model.bin): set PLANRAG_RERANK__MODEL to a complete model directory, "
+                "or PLANRAG_RERANK__BACKEND=http"
+            )
+        return None
+    if _in_hub_cache(model) and _cached_with_weights(model):
+        return None
+    offline = _hub_unreachable()  # fails in milliseconds, not after the hub's retries
+    if offline:
+        return (
+            f"reranker model '{model}' is not a local path nor in the model cache, and "
+            f"{offline}: set PLANRAG_RERANK__MODEL to a model directory, or "
+            "PLANRAG_RERANK__BACKEND=http"
+        )
+    return None
+
+
 class CrossEncoderReranker:
     """A sentence-transformers CrossEncoder by local path or hub name; logits → sigmoid."""
 
     def __init__(self, model: str, batch_size: int = 32) -> None:
+        problem = cross_encoder_problem(model)  # before the (slow) import below
+        if problem is not None:
+            raise ModelUnavailable(problem, setting="PLANRAG_RERANK__MODEL")
         from sentence_transformers import CrossEncoder
 
         self.name = model
         self.batch_size = batch_size
         self._lock = threading.Lock()
-        is_path = Path(model).exists()
-        cached = not is_path and _in_hub_cache(model)
-        if not is_path and not cached:
-            offline = _hub_unreachable()  # fails in milliseconds, not after the hub's retries
-            if offline:
-                raise ModelUnavailable(
-                    f"reranker model '{model}' is not a local path nor in the model cache, and "
-                    f"{offline}: set PLANRAG_RERANK__MODEL to a model directory, or "
-                    "PLANRAG_RERANK__BACKEND=http",
-                    setting="PLANRAG_RERANK__MODEL",
-                )
+        local = Path(model).exists() or _in_hub_cache(model)
         try:
-            self._model = CrossEncoder(model, device="cpu", local_files_only=is_path or cached)
+            self._model = CrossEncoder(model, device="cpu", local_files_only=local)
         except Exception as exc:
             raise ModelUnavailable(
                 f"cannot load reranker model '{model}': {exc}. Set PLANRAG_RERANK__MODEL to a "

@@ -24,9 +24,9 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-from planrag.planner import time_range
-from planrag.planner.heuristic import read_question
+from planrag.planner import query_text, time_range
 from planrag.planner.schema import FollowUp
+from planrag.planner.time_range import DateRange
 from planrag.text.entities import extract_entities, strip_particles
 
 __all__ = ["FollowUp", "Turn", "resolve", "trim_history"]
@@ -178,11 +178,20 @@ def _time_shift(question: str, previous: Turn, now: datetime, tz: ZoneInfo) -> s
     found = time_range.resolve(question, now, tz)
     if found is None or not _is_bare(question, now, tz):
         return None
-    reading = read_question(previous.asked, now, tz)
-    topic = reading.query.strip()
+    topic, before = _without_time(previous.asked, now, tz)
     if not topic:
         return None
-    return f"{_with_year(found.expression, reading.time)} {topic}"
+    return f"{_with_year(found.expression, before)} {topic}"
+
+
+def _without_time(text: str, now: datetime, tz: ZoneInfo) -> tuple[str, DateRange | None]:
+    """The search text of `text` without any time expression (a filter or not), and its range."""
+    found = time_range.resolve(text, now, tz)
+    if found is None:
+        return text.strip(), None
+    at = text.find(found.expression)
+    masked = query_text.mask(text, at, at + len(found.expression))
+    return query_text.search_text(text, masked).strip(), found
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
@@ -193,7 +202,7 @@ _PART_OF_YEAR = re.compile(
 )
 
 
-def _with_year(expression: str, previous: object) -> str:
+def _with_year(expression: str, previous: DateRange | None) -> str:
     """A part of a year with no year of its own ("하반기" after "2023년 상반기") takes the year
     of the previous turn's explicit range."""
     expr = getattr(previous, "expression", None) or ""
@@ -205,36 +214,87 @@ def _with_year(expression: str, previous: object) -> str:
     return f"{expression} {year.group()}"
 
 
-_BEFORE = re.compile(
-    r"(?P<unit>week|month|year) before|previous (?P<unit2>week|month|year)|"
-    r"그\s*전\s*(?P<ko>주|달|해|년)|전(?P<ko2>주|달|년도|년)",
+_STEP = re.compile(
+    r"(?P<unit>week|month|year|quarter)\s+(?P<dir>before|after)|(?P<dir2>previous|next|following)\s+"
+    r"(?P<unit2>week|month|year|quarter)|(?P<one>one|period)\s+(?P<dir3>before|after)"
+    r"|그\s*(?P<ko_dir>전|다음|이전|뒤)\s*(?P<ko>주|달|해|년|분기|것|거)?|(?P<ko_dir2>전|다음)\s*(?P<ko2>주|달|년도|해|분기)",
     re.IGNORECASE,
 )
+_KO_UNITS = {
+    "주": "week",
+    "달": "month",
+    "해": "year",
+    "년": "year",
+    "년도": "year",
+    "분기": "quarter",
+}
 
 
 def _step_back(question: str, previous: Turn, now: datetime, tz: ZoneInfo) -> str | None:
-    """ "and the week before?" → the previous topic, one week (month, year) before its time."""
-    match = _BEFORE.search(question)
-    reading = read_question(previous.asked, now, tz)
-    if match is None or reading.time is None or not reading.time.from_ or not reading.time.to:
+    """ "and the week before?", "그 다음 주는?", "what about the one before that?" → the previous
+    topic, one week (month, year; or one period of its own length) before or after its time."""
+    match = _STEP.search(question)
+    topic, found = _without_time(previous.asked, now, tz)
+    if match is None or found is None or found.start is None or found.end is None or not topic:
         return None
-    unit = (match.group("unit") or match.group("unit2") or "").lower() or {
-        "주": "week", "달": "month", "해": "year", "년": "year", "년도": "year"
-    }[match.group("ko") or match.group("ko2")]  # fmt: skip
-    start, end = (date.fromisoformat(reading.time.from_), date.fromisoformat(reading.time.to))
+    word = match["dir"] or match["dir2"] or match["dir3"] or match["ko_dir"] or match["ko_dir2"]
+    forward = word.lower() in ("after", "next", "following", "다음", "뒤")
+    unit = (match["unit"] or match["unit2"] or "").lower() or _KO_UNITS.get(
+        match["ko"] or match["ko2"] or "", ""
+    )
+    start, end = _shifted(found.start, found.end, unit, 1 if forward else -1)
+    today = time_range.local_today(now, tz)
+    return (
+        f"{_spoken(start, end, today) or f'{start.isoformat()}부터 {end.isoformat()}까지'} {topic}"
+    )
+
+
+def _shifted(start: date, end: date, unit: str, step: int) -> tuple[date, date]:
+    """The period one `unit` (or one period of the same length) before (step −1) or after."""
     if unit == "week":
-        start, end = start - timedelta(days=7), end - timedelta(days=7)
-    elif unit == "month":
-        start = (start.replace(day=1) - timedelta(days=1)).replace(day=1)
-        end = start.replace(day=monthrange(start.year, start.month)[1])
-    else:
-        start, end = start.replace(year=start.year - 1), end.replace(year=end.year - 1)
-    return f"{start.isoformat()}부터 {end.isoformat()}까지 {reading.query.strip()}"
+        return start + timedelta(days=7 * step), end + timedelta(days=7 * step)
+    if unit in ("month", "quarter"):
+        months = 3 if unit == "quarter" else 1
+        first = time_range.add_months(start.replace(day=1), step * months)
+        last = time_range.add_months(first, months - 1)
+        return first, last.replace(day=monthrange(last.year, last.month)[1])
+    if unit == "year":
+        return start.replace(year=start.year + step), end.replace(year=end.year + step)
+    if not unit:  # "the one before that": a period of the same kind
+        return _shifted(start, end, _calendar_unit(start, end), step)
+    length = (end - start).days + 1
+    return start + timedelta(days=length * step), end + timedelta(days=length * step)
+
+
+def _calendar_unit(start: date, end: date) -> str:
+    """ "week", "month", "quarter" or "year" when [start, end] is one; "days" otherwise."""
+    if start.weekday() == 0 and (end - start).days == 6:
+        return "week"
+    if start.day == 1 and end.day == monthrange(end.year, end.month)[1]:
+        months = (end.year - start.year) * 12 + end.month - start.month + 1
+        return {1: "month", 3: "quarter", 12: "year"}.get(months, "days")
+    return "days"
+
+
+def _spoken(start: date, end: date, today: date) -> str | None:
+    """A calendar week, month or year said relative to today ("2주 전", "3개월 전", "이번 주"),
+    so that the follow-up's time reads as one about the documents, as the earlier turn's did."""
+    monday = today - timedelta(days=today.weekday())
+    if start.weekday() == 0 and (end - start).days == 6:
+        weeks = (monday - start).days // 7
+        return "이번 주" if weeks == 0 else f"{weeks}주 전" if weeks > 0 else None
+    if start.day == 1 and end == start.replace(day=monthrange(start.year, start.month)[1]):
+        months = (today.year - start.year) * 12 + today.month - start.month
+        return "이번 달" if months == 0 else f"{months}개월 전" if months > 0 else None
+    if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
+        years = today.year - start.year
+        return "올해" if years == 0 else f"{years}년 전" if years > 0 else None
+    return None
 
 
 def _is_bare(question: str, now: datetime, tz: ZoneInfo) -> bool:
     """True when nothing but openers, time/sort/count words and filler is left."""
-    left = read_question(_OPENERS.sub("", question), now, tz).query
+    left, _ = _without_time(_OPENERS.sub("", question), now, tz)
     left = _FILLER.sub(" ", left)
     return not re.sub(r"[\s\W]+", "", left)
 

@@ -20,6 +20,18 @@ _GREETING = (
     r"|many\s+thanks|much\s+appreciated|appreciate\s+it|cheers|ok(?:ay)?|cool|great|nice"
     r"|good\s+(?:morning|afternoon|evening|night|day)|bye|goodbye|good\s*bye|see\s+you(?:\s+later)?"
     r"|have\s+a\s+(?:nice|good|great)\s+day"
+    # thanks and praise for an answer ("thanks, that was helpful", "덕분에 잘 해결했어요")
+    r"|(?:that|this|it)(?:'s|\s+was|\s+is)\s+(?:very\s+|really\s+|so\s+|super\s+|extremely\s+)?"
+    r"(?:helpful|useful|great|perfect|awesome|clear|exactly\s+what\s+i\s+needed)"
+    r"|(?:very\s+|really\s+|super\s+)?helpful|got\s+it|i\s+see|understood|perfect|awesome|wonderful"
+    r"|(?:thanks|thank\s+you)\s+for\s+(?:the|your)\s+(?:help|answer|explanation|time)"
+    r"|appreciate\s+(?:the|your)\s+help|for\s+(?:the|your)\s+(?:help|answer|explanation|time)"
+    r"|(?:좋은|훌륭한|친절한|자세한|명쾌한)\s*(?:답변|설명)(?:이에요|입니다|이네요|이었어요)?"
+    r"|도움이\s*(?:많이\s*|정말\s*|큰\s*)?(?:됐|되었|되)(?:어요|어|습니다|네요|어요|요)?|덕분(?:에|이에요|입니다)"
+    r"|잘\s*(?:알겠|알았|해결했|이해했)(?:습니다|어요|어|네요)?|알겠(?:습니다|어요|어)|알았(?:어요|어|습니다)"
+    r"|이해했(?:습니다|어요|어)|해결(?:됐|되었)(?:습니다|어요|네요)?|좋(?:아요|네요|습니다)|훌륭(?:해요|하네요|합니다)"
+    r"|완벽(?:해요|하네요|합니다)|최고(?:예요|에요|야|네요)?|정말|진짜|너무|많이|완전|대단히"
+    r"|(?:답변|설명)(?:이|은)?"
     r"|how\s+are\s+you(?:\s+doing)?(?:\s+today)?|how(?:'s|\s+is)\s+it\s+going|what'?s\s+up|sup"
 )
 

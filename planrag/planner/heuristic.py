@@ -13,76 +13,19 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from planrag.core.settings import PlannerSettings
-from planrag.planner import query_text, time_range
+from planrag.planner import document_scope, query_text, time_range
+from planrag.planner.analysis import Analysis, analyse
 from planrag.planner.direct import is_direct
 from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFilter
 from planrag.planner.scope import PlanScope
 from planrag.text.entities import is_relational, question_pattern
 
-_NEWEST = re.compile(
-    # Time words ("최근 3일") are removed before this runs: any "최근" left asks for recent first.
-    r"최신\s*순|최신|최근|새로\s*나온|요즘|역순|내림차순|"
-    r"\bnewest\b|\blatest\b|\bmost\s+recent\b|\brecent(?:ly)?\b|\bnew\s+first\b",
-    re.IGNORECASE,
-)
-_OLDEST = re.compile(
-    r"오래된|(?:과거|옛날|예전)\s*(?:것|기사|글|뉴스|자료|문서)?\s*(?:부터|순)|시간\s*순|날짜\s*순"
-    r"|오름차순|\boldest\b|\bearliest\b|\bchronological",
-    re.IGNORECASE,
-)
-_KO_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:개만|건만|개의|건의|개(?!월)|건|편|가지)")
-_KO_NATIVE = re.compile(
-    r"(?<![가-힣])(하나|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:개(?!월)|건|편|가지)"
-    r"|(?<![가-힣])(하나|둘|셋|넷)(?:만|\s|$)"
-)
-_EN_COUNT = re.compile(
-    r"\btop[\s-]*(\d{1,3})\b|\b(?:first|last|latest|newest|oldest|only|just)\s+(\d{1,3})\b"
-    r"|\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:most\s+recent|latest|"
-    r"newest|oldest|recent|articles?|posts?|documents?|docs|results?|news|items?|stories|papers|"
-    r"reports?|passages?|examples?)\b|\b(?:just|only)\s+(one)\b",
-    re.IGNORECASE,
-)
-_NATIVE = {
-    "하나": 1, "한": 1, "둘": 2, "두": 2, "셋": 3, "세": 3, "넷": 4, "네": 4, "다섯": 5,
-    "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3,
-    "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}  # fmt: skip
+_HANGUL = re.compile(r"[가-힣]")
 _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,200})[\"“”「」『』]")
 
 
 def detect_mode(question: str) -> str:
     return "direct" if is_direct(question) else "rag"
-
-
-def detect_sort(text: str) -> Sort:
-    return find_sort(text)[0]
-
-
-def find_sort(text: str) -> tuple[Sort, tuple[int, int] | None]:
-    """The order asked for, and where the words that said it are."""
-    for sort, pattern in (("oldest", _OLDEST), ("newest", _NEWEST)):
-        m = pattern.search(text)
-        if m:
-            return sort, m.span()  # type: ignore[return-value]
-    return "relevance", None
-
-
-def detect_limit(text: str) -> tuple[int | None, str]:
-    """The number of results asked for, and the text without the words that said it."""
-    n, span = find_limit(text)
-    return (n, text) if span is None else (n, text[: span[0]] + " " + text[span[1] :])
-
-
-def find_limit(text: str) -> tuple[int | None, tuple[int, int] | None]:
-    """The number of results asked for, and where the words that said it are."""
-    for pattern in (_KO_COUNT, _KO_NATIVE, _EN_COUNT):
-        m = pattern.search(text)
-        if m:
-            raw = next(g for g in m.groups() if g)
-            n = int(raw) if raw.isdigit() else _NATIVE[raw.lower()]
-            if n >= 1:
-                return min(n, 20), m.span()
-    return None, None
 
 
 @dataclass
@@ -94,31 +37,91 @@ class Reading:
     limit: int | None
     query: str
     reasons: list[str]
+    topic: bool = True  # a content word is left besides time, order, count, cue and request
 
 
-def read_question(text: str, now: datetime, tz: ZoneInfo) -> Reading:
-    """Time, sort and count words, and the search text without them (nor what they leave
-    dangling: "최근 3개월 동안의 인사 규정" searches "인사 규정")."""
+def read_question(
+    text: str,
+    now: datetime,
+    tz: ZoneInfo,
+    analysis: Analysis | None = None,
+    values: list[str] | None = None,
+) -> Reading:
+    """Time, sort and count words, each only when it is about the documents
+    (document_scope.py), and the search text without what became a filter or a command (nor
+    what those leave dangling: "최근 3개월 동안의 인사 규정" searches "인사 규정"). `values` are
+    filter values the question names (authors, domains): out of the search text of a question
+    about documents."""
+    words = analysis or analyse(text)
     reasons: list[str] = []
-    masked = text
-    time = None
-    found = time_range.resolve(text, now, tz)
-    if found is not None:
-        start, end = found.iso()
-        time = TimeFilter.of(start, end, found.expression)
-        at = text.find(found.expression)
-        masked = query_text.mask(masked, at, at + len(found.expression))
-        reasons.append(f"time '{found.expression}'")
-    sort, sort_span = find_sort(masked)  # before the count words go: "3 most recent posts"
-    limit, limit_span = find_limit(masked)
-    for span in (sort_span, limit_span):
-        if span is not None:
-            masked = query_text.mask(masked, *span)
+    cues = document_scope.publication_cues(words)
+    requests = document_scope.request_spans(words)
+    named = _spans_of(text, values or [])
+    time, time_span = _time(text, now, tz, words, cues + requests + named, reasons)
+    skip = [time_span] if time_span else []
+    sort, sort_spans = document_scope.find_order(words, skip)
+    limit, limit_spans = document_scope.find_count(words, skip, cues, sort != "relevance")
+    removed = [*skip, *sort_spans, *limit_spans]
     if limit:
-        reasons.append(f"limit {limit}")
+        reasons.append(f"limit {limit} (asked for)")
     if sort != "relevance":
-        reasons.append(f"sort {sort}")
-    return Reading(time, sort, limit, query_text.search_text(text, masked), reasons)
+        reasons.append(f"sort {sort} (an order of documents)")
+    if cues and (time or sort != "relevance" or limit or requests or named):
+        removed += requests + named + document_scope.generic_doc_nouns(words)
+    topic = query_text.has_topic(words, [*removed, *cues, *requests, *named])
+    masked = text
+    for span in removed:
+        masked = query_text.mask(masked, *span)
+    query = query_text.search_text(text, masked, words) if removed else text
+    return Reading(time, sort, limit, query, reasons, topic)  # type: ignore[arg-type]
+
+
+def _time(
+    text: str,
+    now: datetime,
+    tz: ZoneInfo,
+    words: Analysis,
+    other: list[tuple[int, int]],
+    reasons: list[str],
+) -> tuple[TimeFilter | None, tuple[int, int] | None]:
+    """The time filter and where its words are, when the time expression scopes documents."""
+    found = time_range.resolve(text, now, tz)
+    if found is None:
+        return None, None
+    at = text.find(found.expression)
+    span = (at, at + len(found.expression))
+    cues = document_scope.publication_cues(words)
+    if document_scope.relative(found.expression) and (cues or _deictic_here(text, span)):
+        why = "relative to today"
+    elif cues:
+        why = f"documents named ('{text[cues[0][0] : cues[0][1]]}')"
+    elif not query_text.has_topic(words, [span, *other]):
+        why = "nothing but the time is asked for"
+    else:
+        reasons.append(f"'{found.expression}' dates the world, not the documents: kept in the text")
+        return None, None
+    start, end = found.iso()
+    reasons.append(f"time '{found.expression}' ({why})")
+    return TimeFilter.of(start, end, found.expression), span
+
+
+def _deictic_here(text: str, span: tuple[int, int]) -> bool:
+    """Whether relative words say "recently" here: not "today's libraries" (nowadays), not a
+    month before a number ("March 631"), not "today" in a long English passage."""
+    after = text[span[1] : span[1] + 4]
+    if after.startswith(("'s", "’s")) or re.match(r"\s*\d", after):
+        return False
+    return not (not _HANGUL.search(text) and len(text.split()) > 14)
+
+
+def _spans_of(text: str, values: list[str]) -> list[tuple[int, int]]:
+    folded = text.casefold()
+    spans = []
+    for value in values:
+        at = folded.find(value.casefold())
+        if at >= 0:
+            spans.append((at, at + len(value)))
+    return spans
 
 
 def _mentions(question: str, values: list[str]) -> list[str]:
@@ -148,17 +151,20 @@ class HeuristicPlanner:
         if scope.doc_id is None and detect_mode(text) == "direct":
             why = "greeting, thanks or a question about the assistant"
             return SearchPlan(mode="direct", knowledge_bases=[], rationale=why)
-        words = read_question(text, scope.now, self._tz)
+        kbs = self._choose_kbs(text, scope)
+        authors = _mentions(text, scope.authors())
+        domains = [d for d in _mentions(text, scope.domains()) if d not in kbs]
+        named = [*authors, *domains, *_mentions(text, scope.names())]
+        words = read_question(text, scope.now, self._tz, analyse(text), named)
         time, sort, limit, reasons = words.time, words.sort, words.limit, words.reasons
         strategy = self._settings.strategy
         if _QUOTED.search(text):
             strategy = "keyword"
             reasons.append("quoted phrase → keyword")
-        kbs = self._choose_kbs(text, scope)
         filters = Filters(
             time=time,
-            authors=_mentions(text, scope.authors()),
-            domains=[d for d in _mentions(text, scope.domains()) if d not in kbs],
+            authors=authors,
+            domains=domains,
             doc_ids=[scope.doc_id] if scope.doc_id else [],
         )
         if filters.authors:
@@ -205,8 +211,7 @@ class HeuristicPlanner:
             return False
         if not (filters.time or filters.authors or filters.domains or words.sort != "relevance"):
             return False
-        named = [*filters.authors, *filters.domains, *_mentions(question, scope.names())]
-        return not query_text.names_a_topic(words.query, named)
+        return not words.topic
 
     @staticmethod
     def _choose_kbs(question: str, scope: PlanScope) -> list[str]:

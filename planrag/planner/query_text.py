@@ -15,12 +15,15 @@ import re
 from functools import lru_cache
 from typing import Protocol
 
+from planrag.planner.analysis import Analysis, Token, analyse
+
 MASK = "\0"
 _HANGUL = re.compile(r"[가-힣]")
 _EN_DANGLING = re.compile(
     r"(?:\b(?:in|on|at|from|during|since|over|within|for|of|by|between|around|the|about)\s*)+$",
     re.IGNORECASE,
 )
+_EN_LEADING = re.compile(r"^(?:(?:on|about|regarding|from|of|in|for)\s+)+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"(?<=\0)['’]s\b")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([?!.,])")
 
@@ -30,15 +33,17 @@ def mask(text: str, start: int, end: int) -> str:
     return text[:start] + MASK * (end - start) + text[end:]
 
 
-def search_text(question: str, masked: str) -> str:
+def search_text(question: str, masked: str, analysis: Analysis | None = None) -> str:
     """The question without its masked phrases, the particles glued to their ends and the
-    English prepositions just before them; whitespace collapsed."""
+    English prepositions just before them; whitespace collapsed. `analysis` is the question's
+    Kiwi analysis when the caller has it (Kiwi then does not run again)."""
     drop = [c == MASK for c in masked]
     for m in _POSSESSIVE.finditer(masked):  # "yesterday's articles" → "articles"
         drop[m.start() : m.end()] = [True] * (m.end() - m.start())
     ends = [i for i in range(1, len(masked)) if drop[i - 1] and not drop[i]]
     if any(_HANGUL.match(question[i]) for i in ends):
-        _drop_glued_particles(question, drop, set(ends))
+        tokens = (analysis or analyse(question)).tokens
+        _drop_glued_particles(tokens, drop, set(ends))
     kept: list[str] = []
     piece: list[str] = []
     for char, dropped in zip(question, drop, strict=True):
@@ -50,18 +55,18 @@ def search_text(question: str, masked: str) -> str:
         else:
             piece.append(char)
     kept.append("".join(piece))
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join("".join(kept).split())).strip()
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join("".join(kept).split())).strip()
+    if not _EN_LEADING.match(question):  # "latest news on AI" → "AI", not "on AI"
+        text = _EN_LEADING.sub("", text)
+    return text
 
 
-def _drop_glued_particles(question: str, drop: list[bool], ends: set[int]) -> None:
-    from planrag.text.korean import get_kiwi  # loaded once per process, only when needed
-
-    for token in get_kiwi().tokenize(question):
+def _drop_glued_particles(tokens: list[Token], drop: list[bool], ends: set[int]) -> None:
+    for token in tokens:
         if token.start in ends and token.tag.startswith("J"):
-            stop = token.start + token.len
-            for i in range(token.start, stop):
+            for i in range(token.start, token.end):
                 drop[i] = True
-            ends.add(stop)  # a particle after a particle: "9월에는"
+            ends.add(token.end)  # a particle after a particle: "9월에는"
 
 
 # Words that ask for documents rather than name a topic ("반도체 기사" is about 반도체; "어제 나온
@@ -99,3 +104,96 @@ def generic_terms(tokenizer: Tokenizer) -> frozenset[str]:
 
 class Tokenizer(Protocol):
     def tokenize(self, text: str) -> list[str]: ...
+
+
+# Morphemes that ask for documents or say how, not what about (with GENERIC_WORDS).
+_GENERIC_MORPHEMES = frozenset(
+    [
+        "보이",
+        "알리",
+        "찾",
+        "추천",
+        "정리",
+        "요약",
+        "뽑",
+        "고르",
+        "가져오",
+        "나열",
+        "보내",
+        "모으",
+        "검색",
+        "정렬",
+        "주",
+        "올라오",
+        "올리",
+        "게시",
+        "업로드",
+        "작성",
+        "발표",
+        "나오",
+        "쓰",
+        "되",
+        "하",
+        "있",
+        "이",
+        "전체",
+        "전부",
+        "모두",
+        "것",
+        "거",
+        "중",
+        "순",
+        "최신",
+        "최근",
+        "가장",
+        "관련",
+        "새",
+        "새로",
+        "목록",
+        "리스트",
+        "between",
+        "and",
+        "or",
+        "any",
+        "anything",
+        "something",
+        "to",
+        "from",
+        "in",
+        "on",
+        "of",
+        "at",
+        "by",
+        "for",
+        "me",
+        "the",
+        "a",
+        "an",
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "there",
+    ]
+)
+_CONTENT_TAGS = ("NNG", "NNP", "NR", "SL", "SH", "XR", "VV", "VA")
+
+
+def has_topic(analysis: Analysis, removed: list[tuple[int, int]]) -> bool:
+    """Whether a content word is left outside the removed spans (time, order, count, cue,
+    request, filter values): the question names a topic."""
+    generic = _generic_forms()
+    for t in analysis.tokens:
+        if any(s <= t.start and t.end <= e for s, e in removed):
+            continue
+        short = t.tag == "SL" and len(t.form) < 2  # the "s" of "yesterday's"
+        if t.tag.startswith(_CONTENT_TAGS) and not short and t.form.casefold() not in generic:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _generic_forms() -> frozenset[str]:
+    return frozenset({*(w.casefold() for w in GENERIC_WORDS.split()), *_GENERIC_MORPHEMES})

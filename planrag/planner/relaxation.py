@@ -60,7 +60,14 @@ def _relaxed(plan: SearchPlan, steps: list[tuple[str, int]]) -> tuple[SearchPlan
     ]
     said = "; ".join(f"dropped {s.filter} {s.value} → {s.documents} documents" for s in shown)
     reason = f"no document matches these filters; {said}"
-    return _without(plan, names), Relaxation(dropped=dropped, steps=shown, reason=reason)
+    relaxed = _without(plan, names)
+    time = plan.filters.time
+    # The dates no longer filter: their words go back into the search text ("1989년 평양축전"
+    # on undated paragraphs is searched with its year).
+    said_again = time and time.expression and plan.query and time.expression not in plan.query
+    if "time" in names and time and said_again:
+        relaxed = relaxed.model_copy(update={"query": f"{time.expression} {plan.query}"})
+    return relaxed, Relaxation(dropped=dropped, steps=shown, reason=reason)
 
 
 def _shown(value: Any) -> str:

@@ -73,6 +73,13 @@ def _native_months_ago(m: re.Match[str], today: date) -> tuple[date, date]:
     return first, month_end(first.year, first.month)
 
 
+@rule(r"(?<!\d)(?P<y>(?:1[5-9]|20)\d0)\s*년대|(?<![\d'])(?P<en>(?:1[5-9]|20)\d0)s(?![a-z])")
+def _decade(m: re.Match[str], today: date) -> tuple[date, date]:
+    """ "1960년대", "the 1990s": the ten years."""
+    first = int(m["y"] or m["en"])
+    return date(first, 1, 1), date(first + 9, 12, 31)
+
+
 # ---------------------------------------------------------------- English halves / quarters
 
 _YEAR_REF = (

@@ -142,7 +142,7 @@ _MON = r"(?P<mon>january|february|march|april|may|june|july|august|september|oct
 
 _YEAR_KO = (
     # A two-digit year only where it cannot be a duration ("10년 넘게"): "23년도", "24년 3월".
-    r"(?:(?P<y>\d{4})\s*년(?:도)?|(?<!\d)(?P<yy>\d{2})\s*년(?:도|(?=\s*(?:\d{1,2}\s*월|상반기|"
+    r"(?:(?P<y>\d{4})\s*년(?:도)?(?!대)|(?<!\d)(?P<yy>\d{2})\s*년(?:도|(?=\s*(?:\d{1,2}\s*월|상반기|"
     r"하반기|[1-4]\s*분기)))"
     r"|(?P<yrel>올해|금년|작년|지난\s*해|전년|재작년|내년))"
 )
@@ -348,7 +348,7 @@ def _yesterday(m: re.Match[str], today: date) -> tuple[date, date]:
 
 
 @rule(
-    rf"{_NUM}\s*(?P<unit>일|주|주일|개월|달|년)\s*전(?!까지)|{_n('n2')}\s+(?P<unit2>days?|weeks?|months?|years?)\s+ago"
+    rf"{_NUM}\s*(?P<unit>일|주|주일|개월|달|년)\s*전(?!까지|쟁|설|통|체|국|면|략|부|원|후|시|투)|{_n('n2')}\s+(?P<unit2>days?|weeks?|months?|years?)\s+ago"
 )  # noqa: E501
 def _ago(m: re.Match[str], today: date) -> tuple[date, date]:
     n = _number(m["n"] or m["n2"])
@@ -657,6 +657,8 @@ def _touching(first: _Span, second: _Span, between: str) -> bool:
 def _clip(start: date | None, end: date | None, expression: str, today: date) -> DateRange:
     if end is not None and end > today and (start is None or start <= today):
         end = today
+    if start is not None and end is not None and start > end:  # "2028년부터": open-ended
+        end = None
     return DateRange(start, end, expression.strip())
 
 

@@ -3,6 +3,10 @@
 API keys (`X-API-Key`) are random secrets shown once and stored hashed; users log in with the
 OAuth2 password flow and get a JWT bearer token. A key or user may be limited to some knowledge
 bases (by name); `Principal.knowledge_bases` carries that limit to every route (None = all).
+
+Changing a knowledge base's settings (PATCH, DELETE, reindex; its sharing model `per_user`
+above all) is not a right of everyone who may read and write its documents: it needs an admin,
+or a key or user whose `manage` list names the knowledge base (docs/security.md).
 """
 
 from __future__ import annotations
@@ -38,9 +42,15 @@ class Principal(BaseModel):
     id: str = "anonymous"
     knowledge_bases: frozenset[str] | None = None  # None: every knowledge base
     admin: bool = False  # may manage keys and users (and read detailed health)
+    manage: frozenset[str] = frozenset()  # knowledge bases whose settings it may change
 
     def may_read(self, kb_name: str) -> bool:
         return self.knowledge_bases is None or kb_name in self.knowledge_bases
+
+    def may_manage(self, kb_name: str) -> bool:
+        """Whether it may change the knowledge base's settings: an admin, or named in `manage`
+        (and inside the scope)."""
+        return self.admin or (kb_name in self.manage and self.may_read(kb_name))
 
 
 ANONYMOUS = Principal(name="anonymous", kind="anonymous")
@@ -49,12 +59,19 @@ ANONYMOUS = Principal(name="anonymous", kind="anonymous")
 OPEN_ACCESS = Principal(name="anonymous", kind="anonymous", admin=True)
 
 
+MANAGE_HELP = (
+    "knowledge bases whose settings it may change (PATCH, DELETE, reindex); inside "
+    "`knowledge_bases` when that is set; an admin manages every one"
+)
+
+
 class KeyCreate(BaseModel):
     name: str = Field(min_length=1, max_length=200, examples=["reporting"])
     knowledge_bases: list[str] = Field(
         default_factory=list, max_length=1000, description="limit to these; empty: every one"
     )
     admin: bool = Field(default=False, description="may manage keys and users")
+    manage: list[str] = Field(default_factory=list, max_length=1000, description=MANAGE_HELP)
 
 
 class NewKey(BaseModel):
@@ -67,6 +84,7 @@ class UserCreate(BaseModel):
     password: str = Field(min_length=8, max_length=1000)
     knowledge_bases: list[str] = Field(default_factory=list, max_length=1000)
     admin: bool = False
+    manage: list[str] = Field(default_factory=list, max_length=1000, description=MANAGE_HELP)
 
 
 class Token(BaseModel):
@@ -120,15 +138,20 @@ class AuthService:
     # ---------------------------------------------------------------- keys
 
     def create_key(
-        self, name: str, knowledge_bases: Sequence[str] = (), admin: bool = False
+        self,
+        name: str,
+        knowledge_bases: Sequence[str] = (),
+        admin: bool = False,
+        manage: Sequence[str] = (),
     ) -> tuple[str, ApiKey]:
         """The new key (shown once, never stored) and its record."""
         _check_admin_scope(admin, knowledge_bases)
+        _check_manage(admin, knowledge_bases, manage)
         if not name.strip():
             raise InvalidInput("a key needs a name")
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         record = self._store.add_key(
-            name, key[:12], _hash_key(key), list(knowledge_bases), admin=admin
+            name, key[:12], _hash_key(key), list(knowledge_bases), admin=admin, manage=manage
         )
         return key, record
 
@@ -148,6 +171,7 @@ class AuthService:
             kind="api_key",
             knowledge_bases=_scope(record.knowledge_bases),
             admin=record.admin,
+            manage=frozenset(record.manage),
         )
 
     # ---------------------------------------------------------------- users and tokens
@@ -158,14 +182,16 @@ class AuthService:
         password: str,
         knowledge_bases: Sequence[str] = (),
         admin: bool = False,
+        manage: Sequence[str] = (),
     ) -> User:
         _check_admin_scope(admin, knowledge_bases)
+        _check_manage(admin, knowledge_bases, manage)
         if not username.strip():
             raise InvalidInput("a user needs a name")
         if len(password) < 8:
             raise InvalidInput("password must have at least 8 characters")
         return self._store.add_user(
-            username, hash_password(password), list(knowledge_bases), admin=admin
+            username, hash_password(password), list(knowledge_bases), admin=admin, manage=manage
         )
 
     def list_users(self) -> list[User]:
@@ -203,6 +229,7 @@ class AuthService:
             kind="user",
             knowledge_bases=_scope(found[0].knowledge_bases),
             admin=found[0].admin,
+            manage=frozenset(found[0].manage),
         )
 
 
@@ -210,6 +237,18 @@ def _check_admin_scope(admin: bool, knowledge_bases: Sequence[str]) -> None:
     """An admin can mint unlimited keys, so an admin limited to some KBs would be a lie."""
     if admin and knowledge_bases:
         raise InvalidInput("an admin key or user cannot be limited to knowledge bases")
+
+
+def _check_manage(admin: bool, knowledge_bases: Sequence[str], manage: Sequence[str]) -> None:
+    """`manage` names knowledge bases inside the scope; an admin manages every one already."""
+    if admin and manage:
+        raise InvalidInput("an admin manages every knowledge base: no `manage` list needed")
+    outside = sorted(set(manage) - set(knowledge_bases)) if knowledge_bases else []
+    if outside:
+        raise InvalidInput(
+            f"`manage` names knowledge bases outside the scope: {', '.join(outside)}",
+            outside=outside,
+        )
 
 
 def _scope(names: list[str] | None) -> frozenset[str] | None:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from planrag.core.errors import PlanragError
 from planrag.core.settings import GraphSettings
 from planrag.core.types import Chunk, Document, KnowledgeBase
-from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor, RuleExtractor
+from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor
+from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.llm.chat import ChatClient
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.graphs import GraphStores

@@ -157,6 +157,8 @@ class RetrievalService:
         hits = self._to_hits(kb, found, ctx.fusion)[:top_k]
         if ctx.graph is not None:
             hits = [h.model_copy(update={"graph_metadata": ctx.graph}) for h in hits]
+        if ctx.notes:  # in the body too, not only in a header (a client may never read it)
+            hits = [h.model_copy(update={"notices": list(ctx.notes)}) for h in hits]
         return hits
 
     def _stores(self, kb: KnowledgeBase, request: RetrieveRequest) -> StoreBundle:

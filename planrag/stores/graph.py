@@ -53,6 +53,9 @@ class Entity(BaseModel):
     key: str = Field(min_length=1, max_length=MAX_KEY_CHARS, description="normalised name")
     name: str = Field(min_length=1, max_length=500, description="the name as first seen")
     type: str = DEFAULT_TYPE
+    aliases: list[str] = Field(
+        default_factory=list, description="other names of the thing (extraction only)"
+    )
 
     @field_validator("type")
     @classmethod
@@ -69,6 +72,7 @@ class Relation(BaseModel):
     source: str = Field(description="the subject's key")
     target: str = Field(description="the object's key")
     type: str = DEFAULT_RELATION
+    sentence: str = Field(default="", description="the sentence it was read from (extraction)")
 
     @field_validator("type")
     @classmethod

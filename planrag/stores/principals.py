@@ -22,6 +22,7 @@ class ApiKey(BaseModel):
     prefix: str
     knowledge_bases: list[str] | None
     admin: bool = False
+    manage: list[str] = []  # knowledge bases whose settings it may change
     created_at: datetime
     revoked_at: datetime | None = None
 
@@ -31,6 +32,7 @@ class User(BaseModel):
     username: str
     knowledge_bases: list[str] | None
     admin: bool = False
+    manage: list[str] = []
     disabled: bool
     created_at: datetime
 
@@ -42,6 +44,7 @@ def _key(row: ApiKeyRow) -> ApiKey:
         prefix=row.prefix,
         knowledge_bases=row.knowledge_bases,
         admin=row.admin,
+        manage=row.manage or [],
         created_at=aware(row.created_at),
         revoked_at=aware(row.revoked_at) if row.revoked_at else None,
     )
@@ -53,6 +56,7 @@ def _user(row: UserRow) -> User:
         username=row.username,
         knowledge_bases=row.knowledge_bases,
         admin=row.admin,
+        manage=row.manage or [],
         disabled=row.disabled,
         created_at=aware(row.created_at),
     )
@@ -71,6 +75,7 @@ class PrincipalStore:
         key_hash: str,
         knowledge_bases: Sequence[str] | None,
         admin: bool = False,
+        manage: Sequence[str] = (),
     ) -> ApiKey:
         row = ApiKeyRow(
             id=str(uuid.uuid4()),
@@ -79,6 +84,7 @@ class PrincipalStore:
             key_hash=key_hash,
             knowledge_bases=list(knowledge_bases) if knowledge_bases else None,
             admin=admin,
+            manage=list(manage) or None,
             created_at=datetime.now(UTC),
         )
         with Session(self._engine) as s, s.begin():
@@ -117,6 +123,7 @@ class PrincipalStore:
         password_hash: str,
         knowledge_bases: Sequence[str] | None,
         admin: bool = False,
+        manage: Sequence[str] = (),
     ) -> User:
         row = UserRow(
             id=str(uuid.uuid4()),
@@ -124,6 +131,7 @@ class PrincipalStore:
             password_hash=password_hash,
             knowledge_bases=list(knowledge_bases) if knowledge_bases else None,
             admin=admin,
+            manage=list(manage) or None,
             disabled=False,
             created_at=datetime.now(UTC),
         )

@@ -159,6 +159,8 @@ class ApiKeyRow(Base):
     admin: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
+    # Knowledge bases (names) whose settings it may change (PATCH, DELETE, reindex).
+    manage: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -178,6 +180,7 @@ class UserRow(Base):
     admin: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false(), nullable=False
     )
+    manage: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)  # as ApiKeyRow's
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

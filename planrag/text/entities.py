@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planrag.text.korean import get_kiwi
 
@@ -81,13 +82,28 @@ _EDGE_PUNCT = "\"'“”‘’«»()[]{}<>.,;:!?·-–—/\\|`~*#"
 
 
 def strip_particles(name: str) -> str:
-    """A trailing particle after a Hangul word of ≥ 2 syllables: "일론 머스크가" → "일론 머스크"."""
+    """A trailing particle after a Hangul word of ≥ 2 syllables: "일론 머스크가" → "일론 머스크" —
+    when Kiwi reads it as a particle: "박지은" keeps its 은, "한지훈이다" loses 이다."""
     for particle in PARTICLES:
         if name.endswith(particle) and len(name) - len(particle) >= 2:
             stem = name[: -len(particle)]
-            if HANGUL.match(stem[-1]) and len(stem.split()[-1]) >= 2:
+            korean = HANGUL.match(stem[-1]) and len(stem.split()[-1]) >= 2
+            code = stem[-1].isascii() and stem[-1].isalnum() and HANGUL.search(stem)
+            if (korean or code) and _ends_in_particle(name):
                 return stem
     return name
+
+
+@lru_cache(maxsize=65536)
+def _ends_in_particle(name: str) -> bool:
+    """Whether Kiwi reads the end of `name` as a particle, copula or ending, not as its noun."""
+    tokens = get_kiwi().tokenize(name)
+    if not tokens:
+        return False
+    last = tokens[-1]
+    if last.start + last.len < len(name.rstrip()) - 1:
+        return True  # Kiwi's offsets did not reach the end: keep the earlier rule
+    return last.tag[0] in "JE" or last.tag in ("VCP", "XSV", "XSA")
 
 
 def clean_name(name: str) -> str:

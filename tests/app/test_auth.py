@@ -237,8 +237,10 @@ def scratch(setup: dict[str, Any]) -> dict[str, Any]:
     uploaded = call(client, "POST", f"/api/knowledge-bases/{kb_id}/documents", admin, files=files)
     assert uploaded.status_code == 202, uploaded.text
     client.app.state.runtime.ingestion.wait(timeout=120)  # type: ignore[attr-defined]
-    writer, _ = client.app.state.runtime.auth.create_key("scratch-writer", ["scratch"])  # type: ignore[attr-defined]
-    return {"kb_id": kb_id, "file_id": uploaded.json()[0]["id"], "writer": writer}
+    auth = client.app.state.runtime.auth  # type: ignore[attr-defined]
+    writer, _ = auth.create_key("scratch-writer", ["scratch"], manage=["scratch"])
+    member, _ = auth.create_key("scratch-member", ["scratch"])  # writes documents, not settings
+    return {"kb_id": kb_id, "file_id": uploaded.json()[0]["id"], "writer": writer, "member": member}
 
 
 def write_routes(kb_id: str, file_id: str, own: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -256,6 +258,11 @@ def write_routes(kb_id: str, file_id: str, own: str) -> list[tuple[str, str, dic
         ("POST", "/rag/insert", {"json": news(domain="scratch", title="새 문서")}),  # insert
         ("POST", "/rag/insert", {"json": moved}),  # replace / move by stable id
         ("POST", f"/api/knowledge-bases/{kb_id}/reindex", {"json": {}}),  # reindex
+        (
+            "PATCH",
+            f"/api/knowledge-bases/{kb_id}/documents/{file_id}",
+            {"json": {"title": "바뀐 제목"}},
+        ),  # document metadata
         ("DELETE", f"/api/knowledge-bases/{kb_id}/documents/{file_id}", {}),  # delete doc
         (
             "DELETE",
@@ -281,9 +288,10 @@ def scratch_state(setup: dict[str, Any], kb_id: str) -> object:
     return (
         kb["name"],
         kb["top_k"],
+        kb["per_user"],
         kb["vector_generation"],
         kb["reindex"],
-        sorted(d["id"] for d in docs),
+        sorted((d["id"], d["metadata"]["title"]) for d in docs),
         doc["domain"],
         [p["text"] for p in doc["passages"]],
     )
@@ -308,7 +316,41 @@ def test_write_routes_refuse_a_key_of_another_scope_and_change_nothing(setup, sc
         assert scratch_state(setup, scratch["kb_id"]) == before, (method, path)
 
 
+def test_changing_a_kbs_settings_needs_the_manage_permission(setup, scratch) -> None:  # type: ignore[no-untyped-def]
+    """A key of the scope without `manage` writes documents but cannot change, reindex or delete
+    the knowledge base (403, nothing changes); per_user above all."""
+    client, member, kb_id = setup["client"], scratch["member"], scratch["kb_id"]
+    before = scratch_state(setup, kb_id)
+    path = f"/api/knowledge-bases/{kb_id}"
+    for method, suffix, body in (
+        ("PATCH", "", {"per_user": True}),
+        ("PATCH", "", {"top_k": 9}),
+        ("PATCH", "", {"description": "x"}),
+        ("DELETE", "", None),
+        ("POST", "/reindex", {}),
+    ):
+        response = call(client, method, path + suffix, member, json=body)
+        assert response.status_code == 403, (method, suffix, body, response.text)
+        assert response.json()["error"]["code"] == "forbidden"
+        assert scratch_state(setup, kb_id) == before, (method, suffix, body)
+    for named in (["news"], ["scratch", "hr"]):  # manage only inside the scope
+        with pytest.raises(InvalidInput, match="outside the scope"):
+            client.app.state.runtime.auth.create_key("x", ["scratch"], manage=named)  # type: ignore[attr-defined]
+    with pytest.raises(InvalidInput, match="admin"):
+        client.app.state.runtime.auth.create_key("x", admin=True, manage=["scratch"])  # type: ignore[attr-defined]
+    root, _ = client.app.state.runtime.auth.create_key("root", admin=True)  # type: ignore[attr-defined]
+    body = {"name": "m", "knowledge_bases": ["hr"], "manage": ["hr"]}
+    made = call(client, "POST", "/admin/keys", root, json=body)
+    assert made.status_code == 201 and made.json()["record"]["manage"] == ["hr"]
+    hr_manager = made.json()["key"]
+    hr_path = f"/api/knowledge-bases/{setup['kbs']['hr']}"
+    changed = call(client, "PATCH", hr_path, hr_manager, json={"description": "인사"})
+    assert changed.status_code == 200 and changed.json()["description"] == "인사"
+    assert call(client, "PATCH", path, hr_manager, json={"top_k": 9}).status_code == 404
+
+
 def test_write_routes_serve_a_key_of_the_scope(setup, scratch) -> None:  # type: ignore[no-untyped-def]
+    """A key of the scope that may manage it: every write route is served."""
     client, writer = setup["client"], scratch["writer"]
     for method, path, kwargs in write_routes(scratch["kb_id"], scratch["file_id"], "scratch"):
         response = call(client, method, path, writer, **kwargs)
@@ -357,6 +399,39 @@ def test_an_unknown_id_and_an_id_outside_the_scope_get_the_same_answer(setup) ->
     news_doc = {"doc_id": "20240315-메타버스-뉴스"}
     kept = call(client, "GET", "/rag/document", setup["admin"], params=news_doc)
     assert kept.status_code == 200 and kept.json()["domain"] == "news"
+
+
+def kb_routes(client: TestClient) -> list[tuple[str, str]]:
+    """(method, path template) of every route under /api/knowledge-bases/{kb_id}."""
+    paths = client.app.openapi()["paths"]  # type: ignore[attr-defined]
+    return [
+        (method.upper(), path)
+        for path, operations in paths.items()
+        if path.startswith("/api/knowledge-bases/{kb_id}")
+        for method in operations
+    ]
+
+
+def test_a_kb_outside_the_scope_answers_as_a_missing_one_on_every_route(setup) -> None:  # type: ignore[no-untyped-def]
+    """By name or by id, on every /api/knowledge-bases/{kb}/… route: the same status and body
+    as a knowledge base that does not exist (naming what was given), never the id."""
+    client, hr, news_id = setup["client"], setup["hr"], setup["kbs"]["news"]
+    routes = kb_routes(client)
+    assert len(routes) >= 13, routes
+    unknown_id = "00000000-0000-0000-0000-000000000000"
+    for method, template in routes:
+        for outside, missing in (("news", "no-such-kb"), (news_id, unknown_id)):
+            answers = []
+            for value in (outside, missing):
+                path = template.replace("{kb_id}", value).replace("{doc_id}", "d")
+                response = call(client, method, path, hr, json={})
+                answers.append((response.status_code, response.text.replace(value, "KB")))
+                if value == "news":
+                    assert news_id not in response.text, (method, path)
+            assert answers[0] == answers[1], (method, template, answers)
+            assert answers[0][0] == 404, (method, template, answers)
+    kept = call(client, "GET", f"/api/knowledge-bases/{news_id}", setup["admin"])
+    assert kept.status_code == 200 and kept.json()["per_user"] is False
 
 
 def test_conversations_belong_to_one_credential_not_to_a_name(setup: dict[str, Any]) -> None:

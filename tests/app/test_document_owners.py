@@ -80,6 +80,13 @@ def test_the_owner_is_shown_and_the_flag_can_change(team) -> None:  # type: igno
     ).json()
     assert got["metadata"]["user_id"] == team["users"]["bob"]
     path = f"/api/knowledge-bases/{kb['id']}"
+    if team["heads"]["alice"]:  # a user of the KB cannot switch isolation off (nor delete it)
+        for who in ("alice", "bob"):
+            refused = client.patch(path, json={"per_user": False}, headers=team["heads"][who])
+            assert refused.status_code == 403, refused.text
+            assert client.delete(path, headers=team["heads"][who]).status_code == 403
+        listed = client.get(f"{path}/documents", headers=team["heads"]["alice"]).json()
+        assert [d["id"] for d in listed] == [team["docs"]["alice"]["id"]]
     assert client.patch(path, json={"per_user": False}, headers=admin).json()["per_user"] is False
     try:
         shared = ask(team, "alice")

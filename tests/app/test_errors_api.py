@@ -158,5 +158,9 @@ def test_2_stage_without_a_reranker_runs_its_first_stage_and_says_so(client: Tes
     assert hits and hits[0]["metadata"]["rerank_score"] is None
     notice = response.headers["x-planrag-notice"]
     assert notice.startswith("reranking skipped") and "PLANRAG_RERANK__MODEL" in notice
+    notices = hits[0]["notices"]  # the body says so too
+    assert notices and notices[0].startswith("reranking skipped")
+    assert "PLANRAG_RERANK__MODEL" in notices[0]
     plain = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "hello"})
     assert "x-planrag-notice" not in plain.headers
+    assert plain.json()[0]["notices"] is None

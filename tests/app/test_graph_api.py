@@ -45,7 +45,7 @@ def test_graph_view_contract(client: TestClient) -> None:
     by_id = {n["id"]: n for n in body["nodes"]}
     assert by_id[body["center"]]["sources"] == 2
     edge = {(names[e["source"]], e["type"], names[e["target"]]) for e in body["edges"]}
-    assert ("일론 머스크", "is_CEO_of", "SpaceX") in edge
+    assert ("일론 머스크", "CEO_OF", "SpaceX") in edge
 
     two = client.get(
         f"/api/knowledge-bases/{kb_id}/graph", params={"entity": "일론 머스크", "hops": 2}
@@ -66,7 +66,7 @@ def test_graph_view_contract(client: TestClient) -> None:
     )
     assert sources.status_code == 200, sources.text
     data = sources.json()
-    assert data["entity"] == {"id": body["center"], "name": "일론 머스크", "type": "CONCEPT"}
+    assert data["entity"] == {"id": body["center"], "name": "일론 머스크", "type": "PERSON"}
     assert {s["document_name"] for s in data["sources"]} == {"musk.txt", "other.txt"}
     assert all(
         "일론 머스크" in s["text"] and s["chunk_id"] and s["document_id"] for s in data["sources"]

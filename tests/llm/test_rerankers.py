@@ -3,6 +3,10 @@ rerank service (TEI and Jina shapes, retries), the LLM reranker on a scripted LL
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +43,47 @@ def test_hub_name_offline_is_a_clear_error(monkeypatch) -> None:
     with pytest.raises(ModelUnavailable) as info:
         RerankerRegistry(RerankSettings(), LLMSettings()).get()
     assert info.value.details["setting"] == "PLANRAG_RERANK__MODEL"
+
+
+UNAVAILABLE_PROBE = """
+import json, sys
+from planrag.core.settings import LLMSettings, RerankSettings
+from planrag.llm.rerankers import RerankerRegistry
+registry = RerankerRegistry(RerankSettings(model=sys.argv[1]), LLMSettings())
+problem = registry.unavailable()
+print(json.dumps({"problem": problem and problem.message,
+                  "stack": sorted(m for m in ("torch", "sentence_transformers", "transformers")
+                                  if m in sys.modules)}))
+"""
+
+
+@pytest.mark.parametrize("model", ["config-only", "some-org/not-cached-reranker"])
+def test_an_unloadable_reranker_is_known_without_loading_the_model_stack(
+    tmp_path: Path, model: str
+) -> None:
+    """2-stage's first call without a reranker costs what its first stage costs: that no
+    reranker can load (a directory without weights, a hub name offline) is decided before
+    torch or transformers are imported."""
+    if model == "config-only":
+        directory = tmp_path / "model"
+        directory.mkdir()
+        (directory / "config.json").write_text(
+            '{"architectures": ["BertForSequenceClassification"]}'
+        )
+        (directory / "tokenizer_config.json").write_text("{}")
+        model = str(directory)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    result = subprocess.run(
+        [sys.executable, "-c", UNAVAILABLE_PROBE, model],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert "PLANRAG_RERANK__MODEL" in report["problem"]
+    assert report["stack"] == []
 
 
 @pytest.mark.parametrize("api_format", ["tei", "jina"])

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from planrag.planner import time_range
 from planrag.planner.conversation import Source, Turn, resolve, trim_history
-from planrag.planner.heuristic import read_question
 
 TZ = ZoneInfo("Asia/Seoul")
 NOW = datetime(2025, 11, 21, 10, 0, tzinfo=TZ)  # a Friday
@@ -86,8 +86,9 @@ def check(earlier: list[str], question: str, expected: dict) -> list[str]:
         if word.lower() not in followup.standalone.lower():
             problems.append(f"'{word}' missing from {followup.standalone!r}")
     if "time" in expected:
-        time = read_question(followup.standalone, NOW, TZ).time
-        got = (time.from_, time.to) if time else None
+        # the period the standalone question names (a filter only when it scopes documents)
+        named = time_range.resolve(followup.standalone, NOW, TZ)
+        got = named.iso() if named else None
         if got != expected["time"]:
             problems.append(f"time {got} != {expected['time']} ({followup.standalone!r})")
     if followup.doc_id != expected.get("doc"):

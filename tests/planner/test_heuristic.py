@@ -122,5 +122,5 @@ def test_knowledge_bases_requested_named_or_all() -> None:
 def test_document_mode_and_the_search_text() -> None:
     plan = PLANNER.plan("안녕", scope(doc_id="d1"))
     assert plan.mode == "document" and plan.filters.doc_ids == ["d1"]
-    plan = PLANNER.plan("9월 글 2개만 보여줘", scope())
-    assert plan.query == "글 보여줘"  # time and count words are not searched for
+    plan = PLANNER.plan("9월 반도체 글 2개만 보여줘", scope())
+    assert plan.query == "반도체"  # time, count, request and document-type words are not searched

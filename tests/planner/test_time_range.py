@@ -172,9 +172,8 @@ def test_every_plan_case_with_a_time_expectation() -> None:
             continue
         found = resolve(case["question"], datetime.fromisoformat(case["now"]))
         want = case["expect"]["time"]
-        if want is None:
-            assert found is None, case["id"]
-            continue
+        if want is None:  # no filter: the planner's decision (test_plan_cases.py), the
+            continue  # question may still name a date about the world
         assert found is not None, case["id"]
         start, end = found.iso()
         assert end == want["to"], case["id"]

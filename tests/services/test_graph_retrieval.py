@@ -57,12 +57,15 @@ def test_graph_search_end_to_end(client: TestClient) -> None:
         "entity": "일론 머스크",
         "exact": True,
     }
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in meta["triples"]
     assert "SpaceX" in meta["expanded_entities"]
     assert meta["analysis"]["multi_hop"] is True and "ceo" in meta["analysis"]["relation_hints"]
     first = meta["queries"][0]
     assert first["language"] == "sparql" and "일론_머스크" not in first["text"]
     assert first["params"]["q"] == ["일론_머스크"]
+    # spec 001's graph_metadata.sparql_query: the SPARQL that ran, in order
+    sparql = [q["text"] for q in meta["queries"] if q["language"] == "sparql"]
+    assert meta["sparql_query"] == "\n\n".join(sparql) and "SELECT" in meta["sparql_query"]
     rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
     assert (
         rocket["metadata"]["graph_score"] > 0 and "SpaceX" in rocket["metadata"]["graph_entities"]
@@ -216,7 +219,7 @@ def test_ask_and_background_search_use_the_graph(client: TestClient) -> None:
     plan = stream["search_plan"]["plan"]
     assert plan["graph"] == {"enabled": True, "hops": 2}
     graph = stream["search_result"]["graph"]["g"]
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in graph["triples"]
     files = {p["title"] for p in stream["context"]["passages"]}
     assert {"musk.txt", "rocket.txt"} <= files
 
@@ -256,9 +259,10 @@ def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
     meta = hits[0]["graph_metadata"]
     assert all(h["graph_metadata"] == meta for h in hits)
     assert meta["backend"] == "neo4j" and meta["fallback"] is False
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in meta["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in meta["triples"]
     first = meta["queries"][0]
     assert first["language"] == "cypher" and "일론_머스크" not in first["text"]
+    assert meta["sparql_query"] is None  # a Cypher backend ran no SPARQL
     assert "일론_머스크" in json.dumps(first["params"], ensure_ascii=False)
     rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
     assert "SpaceX" in rocket["metadata"]["graph_entities"] and rocket["metadata"]["graph_score"]
@@ -271,5 +275,5 @@ def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
     assert stream["search_plan"]["plan"]["graph"] == {"enabled": True, "hops": 2}
     graph = stream["search_result"]["graph"]["g"]
     assert graph["backend"] == "neo4j"
-    assert {"source": "일론 머스크", "type": "is_CEO_of", "target": "SpaceX"} in graph["triples"]
+    assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in graph["triples"]
     assert {"musk.txt", "rocket.txt"} <= {p["title"] for p in stream["context"]["passages"]}

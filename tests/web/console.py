@@ -6,12 +6,15 @@ Nothing here skips: a missing Node.js or chromium fails the test with what to in
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -54,8 +57,21 @@ def _run(command: list[str]) -> None:
         )
 
 
+@contextmanager
+def _web_lock() -> Iterator[None]:
+    """One npm install/build at a time: the suite's parallel workers may all find web/ stale."""
+    with open(WEB / ".build.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_node_modules() -> None:
     """`npm ci` when node_modules is missing or older than the lockfile (as `make setup` does)."""
+    with _web_lock():
+        _ensure_node_modules()
+
+
+def _ensure_node_modules() -> None:
     if shutil.which("npm") is None or shutil.which("node") is None:
         pytest.fail(
             "Node.js >= 20.19 and npm are needed to build web/ (apt-get install nodejs npm)"
@@ -68,10 +84,11 @@ def ensure_node_modules() -> None:
 
 def ensure_console_built() -> Path:
     """web/dist, rebuilt when any web/ source is newer than the last build."""
-    if not DIST_STAMP.exists() or DIST_STAMP.stat().st_mtime < _newest_source():
-        ensure_node_modules()
-        _run(["npm", "run", "build", "--silent"])
-        DIST_STAMP.touch()
+    with _web_lock():
+        if not DIST_STAMP.exists() or DIST_STAMP.stat().st_mtime < _newest_source():
+            _ensure_node_modules()
+            _run(["npm", "run", "build", "--silent"])
+            DIST_STAMP.touch()
     assert (WEB / "dist" / "index.html").is_file()
     return WEB / "dist"
 

@@ -30,7 +30,7 @@ async def list_keys(_admin: AdminDep, auth: AuthServiceDep) -> list[ApiKey]:
 async def create_key(body: KeyCreate, _admin: AdminDep, auth: AuthServiceDep) -> NewKey:
     """The key is in the answer once; only its hash is stored."""
     key, record = await run_in_threadpool(
-        auth.create_key, body.name, body.knowledge_bases, body.admin
+        auth.create_key, body.name, body.knowledge_bases, body.admin, body.manage
     )
     return NewKey(key=key, record=record)
 
@@ -55,7 +55,12 @@ async def list_users(_admin: AdminDep, auth: AuthServiceDep) -> list[User]:
 )
 async def create_user(body: UserCreate, _admin: AdminDep, auth: AuthServiceDep) -> User:
     return await run_in_threadpool(
-        auth.create_user, body.username, body.password, body.knowledge_bases, body.admin
+        auth.create_user,
+        body.username,
+        body.password,
+        body.knowledge_bases,
+        body.admin,
+        body.manage,
     )
 
 

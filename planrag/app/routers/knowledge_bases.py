@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
+from planrag.app.auth import ManagerDep
 from planrag.app.dependencies import AccessDep, DocumentsDep, KnowledgeBasesDep, ReindexDep
 from planrag.core.types import ReindexStatus
 from planrag.services.knowledge_bases import (
@@ -47,11 +48,12 @@ def update_knowledge_base(
     documents: DocumentsDep,
     access: AccessDep,
     response: Response,
+    _manager: ManagerDep,
 ) -> KnowledgeBaseView:
     """Rename or change retrieval defaults and chunking. New chunking re-chunks the existing
     documents in the background from their stored files (each goes pending → processing →
     completed, and is not searchable while it is processing); `X-Planrag-Notice` says how
-    many."""
+    many. With auth on: an admin, or a key or user that may manage the KB (403 otherwise)."""
     if body.name is not None:
         access.check(body.name)  # a scoped caller cannot rename a KB out of its scope
     before = knowledge_bases.get(kb_id)
@@ -66,20 +68,23 @@ def update_knowledge_base(
 
 
 @router.delete("/{kb_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_knowledge_base(kb_id: str, knowledge_bases: KnowledgeBasesDep) -> None:
-    """Delete the knowledge base with its documents, chunks, vectors and files."""
+def delete_knowledge_base(
+    kb_id: str, knowledge_bases: KnowledgeBasesDep, _manager: ManagerDep
+) -> None:
+    """Delete the knowledge base with its documents, chunks, vectors and files (an admin, or a
+    key or user that may manage it)."""
     knowledge_bases.delete(kb_id)
 
 
 @router.post("/{kb_id}/reindex", status_code=status.HTTP_202_ACCEPTED, response_model=ReindexStatus)
 def reindex_knowledge_base(
-    kb_id: str, reindex: ReindexDep, body: ReindexRequest | None = None
+    kb_id: str, reindex: ReindexDep, _manager: ManagerDep, body: ReindexRequest | None = None
 ) -> ReindexStatus:
     """Re-embed every chunk with another model (default: the configured one) in the background.
     The old vectors serve until the new ones are complete, then the KB switches at once. 409
     while one runs; 503 when the model cannot be loaded; 400 for a model off
     PLANRAG_EMBEDDING__ALLOWED_MODELS (decided on the name: nothing is probed or downloaded).
-    Follow it with GET."""
+    Follow it with GET. An admin, or a key or user that may manage the KB."""
     return reindex.request(kb_id, body.embedding_model if body else None)
 
 
