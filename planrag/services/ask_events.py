@@ -31,11 +31,16 @@ class SearchStages(BaseModel):
     graph: dict[str, dict[str, Any]] | None = Field(
         default=None, description="what graph search did, per knowledge base"
     )
+    fusion: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="how hybrid search weighted its legs (weights, confidence, why), per "
+        "knowledge base",
+    )
 
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("retrieved", "listed", "in_range", "graph"):
+        for key in ("retrieved", "listed", "in_range", "graph", "fusion"):
             if data.get(key) is None:
                 data.pop(key, None)
         if not data.get("notes"):
