@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    computed_field,
     field_validator,
     model_validator,
 )
@@ -344,6 +345,15 @@ class GraphMetadata(BaseModel):
         default=False, description="the graph found nothing: the base strategy alone answered"
     )
     fallback_reason: str | None = None
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="spec 001: the SPARQL text that ran (ontology KBs; the queries in order, "
+        "separated by blank lines); null for other backends"
+    )
+    @property
+    def sparql_query(self) -> str | None:
+        texts = [q.text for q in self.queries if q.language == "sparql"]
+        return "\n\n".join(texts) if texts else None
 
 
 class Hit(BaseModel):

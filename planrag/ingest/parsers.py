@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from planrag.core.errors import ParseError, UnsupportedFileType
 from planrag.core.types import FileType
 from planrag.ingest.cleaning import clean_text
+from planrag.ingest.front_matter import strip_front_matter
 from planrag.ingest.inflation import InflationBudget, ReadLimits
 
 _EXTENSIONS: dict[str, FileType] = {
@@ -82,8 +83,12 @@ def parse_document(
     budget = InflationBudget((limits or ReadLimits()).max_inflated_bytes)
     if file_type == "pdf":
         document = _parse_pdf(data, budget)
-    elif file_type in ("txt", "md"):
-        # Markdown is kept as written: the context-aware chunker needs its headings.
+    elif file_type == "md":
+        # Markdown is kept as written (the context-aware chunker needs its headings), but its
+        # front matter is the document's metadata (read at upload), never indexed text.
+        budget.take(len(data), "the text")
+        document = ParsedDocument(text=clean_text(strip_front_matter(decode_text(data))))
+    elif file_type == "txt":
         budget.take(len(data), "the text")
         document = ParsedDocument(text=clean_text(decode_text(data)))
     elif file_type in ("docx", "hwpx", "hwp", "html", "csv"):

@@ -46,6 +46,9 @@ def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
     if not isinstance(data, dict):
         raise PlanRejected("the plan must be a JSON object")
     _normalise_weights(data, notes)
+    if data.get("mode") == "post":  # spec 002's name for document mode
+        data["mode"] = "document"
+        notes.append("mode 'post' (spec 002's name) read as 'document'")
     for error in sorted(
         _validator(strategy_names()).iter_errors(data), key=lambda e: -len(e.absolute_path)
     ):

@@ -144,6 +144,14 @@ class SearchPlan(_Strict):
     )
     rationale: str = Field(default="", max_length=1000)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _spec_mode_names(cls, data: Any) -> Any:
+        """Spec 002 calls document mode `post`: accepted as `document`."""
+        if isinstance(data, dict) and data.get("mode") == "post":
+            return {**data, "mode": "document"}
+        return data
+
 
 class RelaxStep(BaseModel):
     """One filter dropped, and how many documents the filters left after it."""

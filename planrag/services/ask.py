@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core import telemetry
 from planrag.core.errors import (
@@ -52,6 +52,7 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
+from planrag.services.spec002_plan import spec002_plan, user_scope
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
@@ -94,6 +95,12 @@ class AskRequest(PlanRequest):
 
     llm: LLMChoice | None = None
     doc_id: str | None = Field(default=None, description="document mode: answer from it only")
+    post_id: str | None = Field(
+        default=None,
+        max_length=200,
+        description="spec 002's name for `doc_id` (post mode): the same document mode; an "
+        "unknown id is a 404",
+    )
     speech_tone: int | None = Field(
         default=None,
         ge=-1,
@@ -111,6 +118,28 @@ class AskRequest(PlanRequest):
         default=None,
         max_length=20,
         description="spec 002: only documents tagged with one of these (the plan's `tags`)",
+    )
+
+    @model_validator(mode="after")
+    def _post_is_document_mode(self) -> AskRequest:
+        """Spec 002's `post_id` is our `doc_id`: one field downstream, never silently dropped."""
+        if self.post_id is None:
+            return self
+        if self.doc_id is not None and self.doc_id != self.post_id:
+            raise ValueError("post_id and doc_id name different documents; send one")
+        self.doc_id, self.post_id = self.post_id, None
+        return self
+
+
+def _plan_event(envelope: PlanEnvelope, scope: PlanScope, request: AskRequest) -> SearchPlanEvent:
+    """The `search_plan` event: the envelope, and the plan in spec 002's names."""
+    categories = [str(c) for c in request.category_ids] if request.category_ids else None
+    return SearchPlanEvent.model_validate(
+        {
+            **envelope.model_dump(by_alias=True),
+            "spec002": spec002_plan(envelope.plan, scope, request.user_id, categories),
+            "user_scope": user_scope(envelope.plan, scope, request.user_id),
+        }
     )
 
 
@@ -285,7 +314,7 @@ class AskService:
         run = _AskRun(request, principal)
         try:
             envelope = await self._plan_stage(run, scope, followup)
-            yield SearchPlanEvent.model_validate(envelope.model_dump(by_alias=True))
+            yield _plan_event(envelope, scope, request)
             passages: list[Passage] = []
             exists = False
             if envelope.plan.mode != "direct":

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, model_serializer
 from planrag.core.errors import error_for_code
 from planrag.planner.schema import PlanEnvelope
 from planrag.services.answers import Citation, Passage
+from planrag.services.spec002_plan import Spec002Plan, UserScope
 
 
 class SearchStages(BaseModel):
@@ -57,6 +58,13 @@ class ResultHit(BaseModel):
 
 class SearchPlanEvent(PlanEnvelope):
     event: ClassVar[str] = "search_plan"
+
+    spec002: Spec002Plan | None = Field(
+        default=None, description="the plan in spec 002's names (mode post, filters.post_id …)"
+    )
+    user_scope: UserScope | None = Field(
+        default=None, description="which knowledge bases user_id narrowed, and the rule"
+    )
 
 
 class SearchResultEvent(BaseModel):
