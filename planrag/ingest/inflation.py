@@ -60,7 +60,7 @@ def _size(limit: int) -> str:
 def check_chunks(count: int, limit: int) -> None:
     if count > limit:
         raise ParseError(
-            f"the document splits into {count} chunks, more than the limit of {limit} "
+            f"the document splits into {count} chunks or more, past the limit of {limit} "
             "(PLANRAG_INGEST__MAX_CHUNKS): split it into several documents",
             chunks=count,
             limit=limit,

@@ -149,8 +149,20 @@ def _with_front_matter(
             head = stream.read(HEAD_BYTES)
     else:
         head = item.data[:HEAD_BYTES]
-    text = decode_text(head)
-    return with_front_matter(text, metadata or DocumentMetadata(), item.filename)
+    return with_front_matter(_decode_head(head), metadata or DocumentMetadata(), item.filename)
+
+
+def _decode_head(head: bytes) -> str:
+    """The text of a file's first bytes, which may end inside a multi-byte character (a Korean
+    Markdown file longer than HEAD_BYTES otherwise failed to decode at all)."""
+    if len(head) < HEAD_BYTES:
+        return decode_text(head)
+    for cut in range(3):
+        try:
+            return decode_text(head[: len(head) - cut])
+        except ParseError:
+            continue
+    return decode_text(head[:-3])
 
 
 def metadata_changes(current: DocumentMetadata, given: DocumentMetadata) -> DocumentMetadata:
@@ -608,6 +620,9 @@ class IngestionService:
         except FileNotFoundError as exc:
             raise ParseError("the uploaded file is missing from the data dir") from exc
         parsed = parse_document(data, doc.file_type, self._limits)
+        if kb.chunking.unit == "chars":  # at least this many chunks: refused before chunking
+            longest = max(kb.chunking.chunk_size, kb.chunking.child_size)
+            check_chunks(len(parsed.text) // longest, self._limits.max_chunks)
         chunks = chunk_document(parsed, kb.chunking, doc.id)
         embedded = [c for c in chunks if c.kind != ChunkKind.parent]
         if not embedded:
