@@ -95,7 +95,7 @@ class LLMPlanner:
             notes: list[str] = []
             try:
                 parsed = parse_plan(raw, notes)
-                plan = apply_policy(parsed, scope, self._tz)
+                plan = apply_policy(parsed, scope, self._tz, question)
             except PlanRejected as exc:
                 errors.append(str(exc))
                 messages = [
