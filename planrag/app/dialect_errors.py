@@ -13,7 +13,6 @@ bodies that report an execution time.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -24,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
+from planrag.core import json_nesting
 from planrag.core.errors import PlanragError
 
 log = logging.getLogger(__name__)
@@ -157,6 +157,9 @@ def describe(exc: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
+MAX_EMPTY_CHECK_DEPTH = 64  # past the body limit's default, a body is not empty anyway
+
+
 async def body_is_empty(request: Request) -> bool:
     """True when the request carried no JSON data: no body, `null`, `{}`, `[]` or `""`."""
     try:
@@ -166,6 +169,6 @@ async def body_is_empty(request: Request) -> bool:
     if not raw.strip():
         return True
     try:
-        return json.loads(raw) in (None, {}, [], "")
-    except ValueError:
+        return json_nesting.loads(raw, limit=MAX_EMPTY_CHECK_DEPTH) in (None, {}, [], "")
+    except ValueError:  # not JSON, or nesting too deep: not empty
         return False

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag import __version__
 from planrag.app import auth, console, docs, errors, observability, openapi
-from planrag.app.limits import RequestSizeLimit
+from planrag.app.limits import JsonNestingLimit, RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
@@ -115,6 +115,7 @@ def create_app(
         dependencies=[Depends(auth.authenticate)],
     )
     errors.install(app)
+    app.add_middleware(JsonNestingLimit, settings=settings)  # inside: observed, size-capped
     app.add_middleware(observability.RequestObservability)
     app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)

@@ -10,7 +10,6 @@ from typing import Any
 from planrag.core.errors import InvalidInput, PlanragError
 
 SIDECAR_SUFFIX = ".meta.json"
-METADATA_FIELDS = ("title", "author", "domain", "date", "info", "tags")
 
 
 def collect_files(
@@ -50,24 +49,6 @@ def collect_files(
     return files, failures, skipped
 
 
-def front_matter(text: str) -> dict[str, Any]:
-    """The YAML front matter of a Markdown text (`---` lines around it), else {}."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}
-    try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "..."))
-    except StopIteration:
-        return {}
-    import yaml
-
-    try:
-        found = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        raise InvalidInput(f"front matter is not valid YAML: {exc}") from exc
-    return found if isinstance(found, dict) else {}
-
-
 def _sidecar(path: Path) -> dict[str, Any]:
     sidecar = path.with_name(path.name + SIDECAR_SUFFIX)
     if not sidecar.exists():
@@ -81,26 +62,16 @@ def _sidecar(path: Path) -> dict[str, Any]:
     return found
 
 
-def _known(values: dict[str, Any]) -> dict[str, Any]:
-    """The metadata fields of a front matter or sidecar (other keys are ignored), normalised."""
-    picked = {k: values[k] for k in METADATA_FIELDS if values.get(k) not in (None, "")}
-    if "date" in picked:
-        picked["date"] = str(picked["date"])  # YAML reads 2024-03-15 as a date
-    if "tags" in picked:
-        tags = picked["tags"]
-        picked["tags"] = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
-    for key in ("title", "author", "domain", "info"):
-        if key in picked:
-            picked[key] = str(picked[key])
-    return picked
-
-
 def file_metadata(path: Path, defaults: dict[str, Any]) -> dict[str, Any]:
     """The metadata of one file: options < front matter < sidecar; tags from all three."""
-    layers = [_known(defaults)]
-    if path.suffix.lower() in (".md", ".markdown"):
-        layers.append(_known(front_matter(path.read_text(encoding="utf-8", errors="replace"))))
-    layers.append(_known(_sidecar(path)))
+    from planrag.ingest.front_matter import front_matter, is_markdown, known_fields
+
+    layers = [known_fields(defaults)]
+    if is_markdown(path.name):
+        layers.append(
+            known_fields(front_matter(path.read_text(encoding="utf-8", errors="replace")))
+        )
+    layers.append(known_fields(_sidecar(path)))
     merged: dict[str, Any] = {}
     tags: list[str] = []
     for layer in layers:

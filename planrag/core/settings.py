@@ -110,6 +110,13 @@ class IngestSettings(BaseModel):
     max_upload_mb: float = Field(default=50.0, gt=0)
     max_files_per_request: int = Field(default=100, ge=1)
     max_request_mb: float = Field(default=200.0, gt=0)
+    # A JSON body (any route) nesting deeper than this is refused with 400 before it is parsed.
+    max_json_depth: int = Field(default=64, ge=4, le=1000)
+    # What one document may become while it is read: the bytes its parser inflates or decodes
+    # (a zip's members, HWP sections, PDF page text, the text of TXT/MD/HTML/CSV), and the
+    # chunks it is split into. Past either it fails (`error` says which) before more is held.
+    max_inflated_mb: float = Field(default=64.0, gt=0)
+    max_chunks: int = Field(default=5000, ge=1)
     concurrency: int = Field(default=2, ge=1, le=32)
     # true: passages are tokenised (Kiwi) and embedded (local models) for indexing in a niced
     # helper process, so searches never wait for indexing (docs/architecture.md); false: in
@@ -223,6 +230,10 @@ class PlannerSettings(BaseModel):
     fallback_strategy: StrategyName = "hybrid"
     fallback_top_k: int = Field(default=5, ge=1, le=50)
     fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+    # Multi-step plans (DESIGN.md "Steps"): steps a plan may have (the rule planner's chains and
+    # the adaptive step included) and searches in all (steps × knowledge bases).
+    max_steps: int = Field(default=4, ge=1, le=4)
+    max_searches: int = Field(default=8, ge=1, le=64)
 
     @field_validator("fallback_strategy")
     @classmethod
@@ -252,6 +263,11 @@ class AskSettings(BaseModel):
     # search runs, so a burst's first events go out before its searches take the CPU. Plans are
     # a few milliseconds each: searches are slowed, not stopped. Needs search_concurrency > 0.
     plans_before_searches: bool = True
+    # Multi-step plans: seconds the steps of one ask may take; a step not started by then is
+    # not run (the `end` event says which and why). And whether a one-search plan whose reader
+    # finds a bridge entity but not the answer gets a second step (the adaptive step).
+    steps_time_budget_s: float = Field(default=30.0, gt=0, le=600)
+    adaptive_steps: bool = True
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
     # Conversations (follow-up questions): turns kept per conversation, days an idle

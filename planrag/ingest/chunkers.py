@@ -92,8 +92,10 @@ def context_aware_spans(text: str, size: int, overlap: int, ruler: Ruler) -> lis
     """
 
     def split_sentence(span: Span, pending: Span | None) -> list[Span]:
-        windows = split_windows(text, span[0], span[1], size, overlap, ruler)
-        return windows if pending is None else [pending, *windows]
+        # What is still being merged (a heading, a short paragraph) opens the first window
+        # rather than standing alone as a chunk.
+        start = span[0] if pending is None else pending[0]
+        return split_windows(text, start, span[1], size, overlap, ruler)
 
     def split_paragraph(span: Span, pending: Span | None) -> list[Span]:
         return _pack(_sentence_segments(text, span), size, ruler, split_sentence, pending)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from planrag.core.errors import ParseError, UnsupportedFileType
 from planrag.core.types import FileType
 from planrag.ingest.cleaning import clean_text
+from planrag.ingest.front_matter import strip_front_matter
 
 _EXTENSIONS: dict[str, FileType] = {
     ".txt": "txt",
@@ -77,8 +78,11 @@ def parse_document(data: bytes, file_type: FileType) -> ParsedDocument:
     """Bytes of an upload to clean text (and page spans for PDF). Raises `ParseError`."""
     if file_type == "pdf":
         document = _parse_pdf(data)
-    elif file_type in ("txt", "md"):
-        # Markdown is kept as written: the context-aware chunker needs its headings.
+    elif file_type == "md":
+        # Markdown is kept as written (the context-aware chunker needs its headings), but its
+        # front matter is the document's metadata (read at upload), never indexed text.
+        document = ParsedDocument(text=clean_text(strip_front_matter(decode_text(data))))
+    elif file_type == "txt":
         document = ParsedDocument(text=clean_text(decode_text(data)))
     elif file_type in ("docx", "hwpx", "hwp", "html", "csv"):
         document = ParsedDocument(text=clean_text(_other_format(data, file_type)))

@@ -32,11 +32,28 @@ def heading_offsets(text: str) -> list[int]:
 def split_sections(text: str) -> list[tuple[int, int]]:
     """Sections of `text`: each starts at a heading (kept in it) and runs to the next heading.
 
-    Text before the first heading is a section of its own; blank sections are dropped.
+    Text before the first heading is a section of its own; blank sections are dropped. A heading
+    with no text under it (a document title over its first "## 제1조") opens the next section
+    rather than being one: a heading joins the text under it, never a chunk of its own.
     """
     bounds = [0, *heading_offsets(text), len(text)]
     sections = [trim(text, start, end) for start, end in pairwise(bounds)]
-    return [(start, end) for start, end in sections if start < end]
+    joined: list[tuple[int, int]] = []
+    opening: int | None = None  # the start of bare headings waiting for their text
+    for start, end in sections:
+        if start >= end:
+            continue
+        if _HEADING.fullmatch(text[start:end]):
+            opening = start if opening is None else opening
+            continue
+        joined.append((start if opening is None else opening, end))
+        opening = None
+    if opening is not None:  # headings closing the document: they stay with what is above
+        if joined:
+            joined[-1] = (joined[-1][0], trim(text, opening, len(text))[1])
+        else:
+            joined.append(trim(text, opening, len(text)))
+    return joined
 
 
 def split_paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -3,7 +3,9 @@
 Policy: only knowledge bases the caller may read, only strategies the registry allows, facet
 values grounded in the catalog, graph only where a KB has one, document mode only with a document,
 dates computed by our calendar module from the expression the LLM extracted (the LLM's own dates
-only when the expression cannot be parsed), top_k at least what `limit` needs.
+only when the expression cannot be parsed), top_k at least what `limit` needs. Multi-step plans:
+each step under the same rules, at most `max_steps` steps and `max_searches` searches (steps ×
+knowledge bases).
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from pydantic import ValidationError
 
 from planrag.core.strategies import strategy_names
 from planrag.planner import time_range
-from planrag.planner.schema import MAX_TOP_K, SearchPlan, TimeFilter, plan_json_schema
+from planrag.planner.schema import (
+    MAX_STEPS,
+    MAX_TOP_K,
+    Filters,
+    PlanStep,
+    SearchPlan,
+    TimeFilter,
+    plan_json_schema,
+)
 from planrag.planner.scope import PlanScope
 
 
@@ -46,6 +56,9 @@ def parse_plan(raw: str, notes: list[str]) -> SearchPlan:
     if not isinstance(data, dict):
         raise PlanRejected("the plan must be a JSON object")
     _normalise_weights(data, notes)
+    if data.get("mode") == "post":  # spec 002's name for document mode
+        data["mode"] = "document"
+        notes.append("mode 'post' (spec 002's name) read as 'document'")
     for error in sorted(
         _validator(strategy_names()).iter_errors(data), key=lambda e: -len(e.absolute_path)
     ):
@@ -84,6 +97,8 @@ def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[
         error = bounded[0]
     if not path or error.validator not in BOUNDS:
         return False
+    if path == ["steps"]:  # dropping steps would leave a chain without its end: a new plan
+        return False
     parent: Any = data
     for key in path[:-1]:
         parent = parent[key]
@@ -100,7 +115,12 @@ def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[
 
 
 def apply_policy(
-    plan: SearchPlan, scope: PlanScope, tz: ZoneInfo, question: str | None = None
+    plan: SearchPlan,
+    scope: PlanScope,
+    tz: ZoneInfo,
+    max_steps: int = MAX_STEPS,
+    max_searches: int = 2 * MAX_STEPS,
+    question: str | None = None,
 ) -> SearchPlan:
     """The plan as it will run. Raises PlanRejected for what only a new plan can fix. With the
     `question`, a time filter on a date the question asks about the world ("1989년 … 파견된
@@ -111,10 +131,13 @@ def apply_policy(
         raise PlanRejected(
             f"knowledge bases {refused} are not readable here; choose from {names} or []"
         )
-    if plan.strategy not in scope.strategies:
-        raise PlanRejected(
-            f"strategy {plan.strategy!r} is not allowed; use one of {scope.strategies}"
-        )
+    for strategy in dict.fromkeys([plan.strategy, *(s.strategy for s in plan.steps)]):
+        if strategy is not None and strategy not in scope.strategies:
+            raise PlanRejected(
+                f"strategy {strategy!r} is not allowed; use one of {scope.strategies}"
+            )
+    if plan.steps:
+        _check_budget(plan, len(plan.knowledge_bases or names), max_steps, max_searches)
     grounded = _ground(plan, scope, tz)
     return _world_time(grounded, question, scope, tz) if question else grounded
 
@@ -145,19 +168,26 @@ def _world_time(plan: SearchPlan, question: str, scope: PlanScope, tz: ZoneInfo)
     )
 
 
+def _check_budget(plan: SearchPlan, kbs: int, max_steps: int, max_searches: int) -> None:
+    if plan.mode != "rag" or plan.listing:
+        raise PlanRejected("steps need mode 'rag' without listing; use one search otherwise")
+    if len(plan.steps) > max_steps:
+        raise PlanRejected(f"{len(plan.steps)} steps; at most {max_steps} are allowed")
+    if len(plan.steps) * kbs > max_searches:
+        raise PlanRejected(
+            f"{len(plan.steps)} steps over {kbs} knowledge bases are {len(plan.steps) * kbs} "
+            f"searches; the budget is {max_searches}: fewer steps or knowledge bases"
+        )
+
+
 def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
-    filters = plan.filters.model_copy(
-        update={
-            "authors": [a for a in plan.filters.authors if a in scope.authors()],
-            "domains": [d for d in plan.filters.domains if d in scope.domains()],
-            "doc_ids": [scope.doc_id] if scope.doc_id else [],
-            "time": resolve_time(plan.filters.time, scope.now, tz),
-        }
-    )
+    filters = _ground_filters(plan.filters, scope, tz)
     kbs = plan.knowledge_bases or scope.names()
+    has_graph = any(kb.has_graph for kb in scope.knowledge_bases if kb.name in kbs)
     graph = plan.graph
-    if graph.enabled and not any(kb.has_graph for kb in scope.knowledge_bases if kb.name in kbs):
+    if graph.enabled and not has_graph:
         graph = graph.model_copy(update={"enabled": False})
+    steps = [_ground_step(step, scope, tz, has_graph) for step in plan.steps]
     mode = plan.mode
     if scope.doc_id:
         mode = "document"
@@ -175,8 +205,31 @@ def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
             "mode": mode,
             "top_k": top_k,
             "listing": listing,
+            "steps": steps,
         }
     )
+
+
+def _ground_filters(filters: Filters, scope: PlanScope, tz: ZoneInfo) -> Filters:
+    return filters.model_copy(
+        update={
+            "authors": [a for a in filters.authors if a in scope.authors()],
+            "domains": [d for d in filters.domains if d in scope.domains()],
+            "doc_ids": [scope.doc_id] if scope.doc_id else [],
+            "time": resolve_time(filters.time, scope.now, tz),
+        }
+    )
+
+
+def _ground_step(step: PlanStep, scope: PlanScope, tz: ZoneInfo, has_graph: bool) -> PlanStep:
+    """A step under the plan's rules: catalog facets, document mode's document, graph only
+    where a knowledge base has one."""
+    update: dict[str, object] = {}
+    if step.filters is not None:
+        update["filters"] = _ground_filters(step.filters, scope, tz)
+    if step.graph is not None and step.graph.enabled and not has_graph:
+        update["graph"] = step.graph.model_copy(update={"enabled": False})
+    return step.model_copy(update=update) if update else step
 
 
 def resolve_time(time: TimeFilter | None, now: datetime, tz: ZoneInfo) -> TimeFilter | None:

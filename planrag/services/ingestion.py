@@ -43,6 +43,7 @@ from planrag.core.types import (
 )
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.cleaning import clean_text
+from planrag.ingest.front_matter import HEAD_BYTES, with_front_matter
 from planrag.ingest.parsers import decode_text, detect_file_type, parse_document
 from planrag.llm.embed_process import offload
 from planrag.llm.embedders import Embedder, EmbedderRegistry
@@ -134,6 +135,21 @@ class UploadedDocument(Document):
         description="metadata fields this request changed (a re-upload with new metadata, or "
         "PATCH); the document is re-indexed so that filters see them",
     )
+
+
+def _with_front_matter(
+    item: UploadItem, file_type: FileType, metadata: DocumentMetadata | None
+) -> DocumentMetadata | None:
+    """The file's metadata: a Markdown file's front matter read into the request's."""
+    if file_type != "md":
+        return metadata
+    if item.path is not None:
+        with item.path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES)
+    else:
+        head = item.data[:HEAD_BYTES]
+    text = decode_text(head)
+    return with_front_matter(text, metadata or DocumentMetadata(), item.filename)
 
 
 def metadata_changes(current: DocumentMetadata, given: DocumentMetadata) -> DocumentMetadata:
@@ -232,8 +248,14 @@ class IngestionService:
         """Store the files and queue them. Identical content in the same KB is not re-added."""
         kb = self._metadata.get_kb(kb_id)
         file_types = self.validate(items)
+        # Every file's metadata (a Markdown file's front matter over the request's) before
+        # anything is stored: a bad front matter refuses the request and loses nothing.
+        metadatas = [
+            _with_front_matter(item, file_type, metadata)
+            for item, file_type in zip(items, file_types, strict=True)
+        ]
         result = []
-        for item, file_type in zip(items, file_types, strict=True):
+        for item, file_type, item_metadata in zip(items, file_types, metadatas, strict=True):
             digest = item.sha256()
             doc, created = self._metadata.add_document(
                 kb_id,
@@ -241,7 +263,7 @@ class IngestionService:
                 file_type,
                 item.size,
                 digest,
-                metadata or DocumentMetadata(),
+                item_metadata or DocumentMetadata(),
             )
             owner = (metadata or DocumentMetadata()).user_id
             if not created and kb.per_user and doc.metadata.user_id != owner:
@@ -264,8 +286,10 @@ class IngestionService:
                 if background:
                     self.submit(doc.id)
             changed: list[str] = []
-            if not created and metadata is not None:
-                doc, changed = self.update_metadata(doc, metadata_changes(doc.metadata, metadata))
+            if not created and item_metadata is not None:
+                doc, changed = self.update_metadata(
+                    doc, metadata_changes(doc.metadata, item_metadata)
+                )
             result.append(
                 UploadedDocument(
                     **doc.model_dump(), duplicate=not created, metadata_updated=changed

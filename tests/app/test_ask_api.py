@@ -179,7 +179,9 @@ def test_ask_streams_the_events_in_order_with_an_extractive_answer(plain: Served
     assert end["answer_source"] == "extractive"
     assert end["citations"][0]["doc_id"] == plain.doc_ids["metaverse.md"]
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{end['trace_id']}").json()
-    assert trace["status"] == "ok" and trace["data"]["envelope"] == envelope
+    spec_views = ("spec002", "user_scope")  # the event's views of the plan, not stored
+    stored = {k: v for k, v in envelope.items() if k not in spec_views}
+    assert trace["status"] == "ok" and trace["data"]["envelope"] == stored
     assert trace["data"]["answer"] == text
     listed = httpx.get(f"{plain.url}/ai/v2/traces").json()
     assert end["trace_id"] in [t["id"] for t in listed]
@@ -213,6 +215,34 @@ def test_document_mode_answers_from_that_document_only(plain: Served) -> None:
     assert data(stream, "search_plan")["plan"]["mode"] == "document"
     hits = data(stream, "search_result")["hits"]
     assert hits and {h["doc_id"] for h in hits} == {plain.doc_ids["chips.md"]}
+
+
+def test_post_id_is_spec_002s_document_mode(plain: Served) -> None:
+    """Spec 002 names document mode `post_id` (it was dropped: every KB was searched)."""
+    chips = plain.doc_ids["chips.md"]
+    stream = plain.ask(question="요약해줘", post_id=chips, user_id="u1")
+    event = data(stream, "search_plan")
+    assert event["plan"]["mode"] == "document" and event["plan"]["filters"]["doc_ids"] == [chips]
+    spec = event["spec002"]  # the plan in spec 002's names
+    assert spec["mode"] == "post" and spec["filters"]["post_id"] == chips
+    assert spec["filters"]["user_id"] == "u1"
+    hits = data(stream, "search_result")["hits"]
+    assert hits and {h["doc_id"] for h in hits} == {chips}
+    missing = httpx.post(f"{plain.url}/ai/v2/ask", json={"question": "x", "post_id": "nope"})
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "document_not_found"
+    both = {"question": "x", "post_id": chips, "doc_id": plain.doc_ids["rates.md"]}
+    assert httpx.post(f"{plain.url}/ai/v2/ask", json=both).status_code == 422
+
+
+def test_the_user_id_rule_is_visible_in_the_plan_event(plain: Served) -> None:
+    """`user_id` narrows per-user KBs only; the event says which KBs it narrowed and why."""
+    event = data(plain.ask(question="메타버스", user_id="u1", category_ids=[7]), "search_plan")
+    scope = event["user_scope"]
+    assert scope["user_id"] == "u1" and scope["filtered"] == [] and scope["shared"] == ["news"]
+    assert "per_user" in scope["rule"]
+    assert event["spec002"]["mode"] == "rag"
+    assert event["spec002"]["filters"]["category_ids"] == ["7"]
 
 
 def test_bad_requests_fail_before_the_stream(plain: Served) -> None:

@@ -4,6 +4,8 @@ rule for both), over-long queries reported as too long, blank names and question
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -199,3 +201,55 @@ def test_control_character_in_metadata_is_refused_like_in_filters(
         json={"query": "x", "filters": {"title_contains": "a\tb", "authors": ["c\nd"]}},
     )
     assert response.status_code == 200, response.text
+
+
+# ── nesting: a JSON body or field nesting too deep is a 4xx on every route (issue 22 #4) ─────
+DEEP = b"[" * 100_000
+
+
+def json_operations(client: TestClient, kb_id: str) -> list[tuple[str, str]]:
+    """(method, path) of every operation of the OpenAPI document that takes a JSON body."""
+    found = []
+    for path, operations in client.app.openapi()["paths"].items():  # type: ignore[attr-defined]
+        for method, operation in operations.items():
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/json" in content:
+                concrete = path.replace("{kb_id}", kb_id)
+                found.append((method.upper(), re.sub(r"\{[^}]+\}", "x", concrete)))
+    return found
+
+
+def test_deeply_nested_json_is_a_4xx_on_every_route(app_client: TestClient, kb) -> None:  # type: ignore[no-untyped-def]
+    operations = json_operations(app_client, kb["id"])
+    assert ("POST", "/reranker/rerank") in operations and len(operations) >= 15, operations
+    for method, path in operations:
+        for headers in ({"content-type": "application/json"}, {}):
+            response = app_client.request(method, path, content=DEEP, headers=headers)
+            assert response.status_code == 400, (method, path, headers, response.text[:300])
+            error = response.json()["error"]
+            assert error["code"] == "invalid_input" and "64 levels" in error["message"]
+    # Declared as something else, the reranker's "was the body empty?" check parses it itself.
+    for path in ("/reranker/rerank", "/reranker/batch_rerank"):
+        response = app_client.post(path, content=DEEP, headers={"content-type": "text/plain"})
+        assert 400 <= response.status_code < 500, (path, response.text[:300])
+
+
+def test_nesting_within_the_limit_is_read_as_usual(app_client: TestClient) -> None:
+    body = json.dumps({"query": "q", "results": [[[[["깊은"]]]]]})  # wrong shape, not too deep
+    response = app_client.post("/reranker/rerank", content=body)
+    assert response.status_code == 400 and response.json()["error"] == "Invalid input format"
+    text = {"query": "q", "results": [{"text": '괄호 [[[[ 안의 글 \\" ]]', "id": "1"}]}
+    response = app_client.post("/reranker/rerank", json=text)
+    assert response.status_code != 400 or "levels" not in response.text
+
+
+def test_deeply_nested_json_in_a_field_is_a_4xx(app_client: TestClient, kb) -> None:  # type: ignore[no-untyped-def]
+    deep = DEEP.decode()[:5000]
+    for param in ("info_filter", "tags_filter"):
+        response = app_client.get("/rag/search", params={"query_text": "q", param: deep})
+        assert response.status_code == 400, (param, response.text[:300])
+    files = {"files": ("a.txt", "본문".encode())}
+    response = app_client.post(
+        f"/api/knowledge-bases/{kb['id']}/documents", files=files, data={"tags": deep}
+    )
+    assert response.status_code == 400 and "levels" in response.text, response.text[:300]

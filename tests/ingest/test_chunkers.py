@@ -234,6 +234,11 @@ def headings_in(doc: ParsedDocument) -> list[int]:
     return [offset for offset in offsets if offset != code]
 
 
+def joined_heading(doc: ParsedDocument) -> int:
+    """The heading under the bare "### 빈 절": the bare heading joins its section."""
+    return doc.text.index("## 마지막 절")
+
+
 def test_context_aware_never_crosses_a_heading() -> None:
     doc = doc_of(MARKDOWN)
     config = ChunkingConfig(strategy="context_aware", chunk_size=120, chunk_overlap=20)
@@ -241,13 +246,15 @@ def test_context_aware_never_crosses_a_heading() -> None:
     check_honest(doc, chunks)
     headings = headings_in(doc)
     assert len(headings) == 5
+    crossable = joined_heading(doc)
     for chunk in chunks:
         assert size(chunk.text, "chars") <= 120
-        inside = [h for h in headings if chunk.start < h < chunk.end]
+        inside = [h for h in headings if chunk.start < h < chunk.end and h != crossable]
         assert inside == [], f"chunk {chunk.id} crosses a heading: {chunk.text!r}"
-    # each heading opens a chunk (headings stay with the text that follows them)
+    # each heading opens a chunk (headings stay with the text that follows them), but a
+    # heading with nothing under it opens the next section's chunk
     starts = {chunk.start for chunk in chunks}
-    assert all(h in starts for h in headings)
+    assert all(h in starts for h in headings if h != crossable)
     # the code block's comment is not a heading: the code stays in one chunk
     assert any("# not a heading" in c.text and 'print("hello")' in c.text for c in chunks)
 
@@ -260,8 +267,9 @@ def test_context_aware_merges_small_paragraphs_of_a_section() -> None:
         "# 헌법 개요\n\n" + " ".join(KOREAN_SENTENCES[:2]) + "\n\n짧은 문단 하나.\n\n짧은 문단 둘."
         in texts
     )
-    assert "### 빈 절" in texts  # a heading with nothing under it stands alone
-    assert "## 마지막 절\n\n마지막 문단이다." in texts
+    # a heading with nothing under it joins the next section (never a chunk of its own)
+    assert "### 빈 절" not in texts
+    assert "### 빈 절\n\n## 마지막 절\n\n마지막 문단이다." in texts
 
 
 def test_context_aware_splits_large_korean_paragraph_at_sentence_ends() -> None:
@@ -304,8 +312,31 @@ def test_context_aware_tokens_unit() -> None:
     check_honest(doc, chunks)
     assert all(count_tokens(chunk.text) <= 25 for chunk in chunks)
     assert max(len(chunk.text) for chunk in chunks) > 25
-    headings = headings_in(doc)
+    headings = [h for h in headings_in(doc) if h != joined_heading(doc)]
     assert all(not any(c.start < h < c.end for h in headings) for c in chunks)
+
+
+def test_context_aware_makes_no_heading_only_chunk() -> None:
+    """A document title over its first article, a heading over one sentence longer than the
+    chunk, a heading closing the document: each heading joins text, never a chunk alone."""
+    sentence = (
+        "인사 규정은 " + "모든 임직원에게 적용되는 근무와 휴가에 관한 기준을 정한다 " * 6 + "."
+    )
+    text = (
+        "# 한빛로보틱스 인사 규정 (2025년 개정)\n\n## 제1조 (목적)\n\n"
+        f"{sentence}\n\n## 제2조 (연차)\n\n연차 휴가는 15일이다.\n\n## 부칙"
+    )
+    doc = doc_of(text)
+    config = ChunkingConfig(strategy="context_aware", chunk_size=120, chunk_overlap=10)
+    chunks = chunk_document(doc, config, "doc")
+    check_honest(doc, chunks)
+    for chunk in chunks:
+        body = [line for line in chunk.text.splitlines() if line and not line.startswith("#")]
+        assert body, f"heading-only chunk: {chunk.text!r}"
+    assert chunks[0].text.startswith(
+        "# 한빛로보틱스 인사 규정 (2025년 개정)\n\n## 제1조 (목적)\n\n인사"
+    )
+    assert any(c.text.startswith("## 제2조 (연차)\n\n연차 휴가는 15일이다.") for c in chunks)
 
 
 def test_context_aware_plain_text_without_headings() -> None:

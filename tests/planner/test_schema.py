@@ -80,3 +80,12 @@ def test_time_filter_uses_from_on_the_wire() -> None:
         "expression": "since January",
     }
     assert Weights(chunk=0.7, title=0.3).chunk == 0.7
+
+
+def test_spec_002_post_mode_is_document_mode() -> None:
+    from planrag.planner.policy import parse_plan
+
+    assert SearchPlan.model_validate({"mode": "post"}).mode == "document"
+    notes: list[str] = []
+    plan = parse_plan('{"mode": "post", "knowledge_bases": []}', notes)
+    assert plan.mode == "document" and any("post" in n for n in notes)

@@ -63,6 +63,9 @@ def test_graph_search_end_to_end(client: TestClient) -> None:
     first = meta["queries"][0]
     assert first["language"] == "sparql" and "일론_머스크" not in first["text"]
     assert first["params"]["q"] == ["일론_머스크"]
+    # spec 001's graph_metadata.sparql_query: the SPARQL that ran, in order
+    sparql = [q["text"] for q in meta["queries"] if q["language"] == "sparql"]
+    assert meta["sparql_query"] == "\n\n".join(sparql) and "SELECT" in meta["sparql_query"]
     rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
     assert (
         rocket["metadata"]["graph_score"] > 0 and "SpaceX" in rocket["metadata"]["graph_entities"]
@@ -259,6 +262,7 @@ def test_retrieve_and_ask_on_a_neo4j_graph(neo4j_client: TestClient) -> None:
     assert {"source": "일론 머스크", "type": "CEO_OF", "target": "SpaceX"} in meta["triples"]
     first = meta["queries"][0]
     assert first["language"] == "cypher" and "일론_머스크" not in first["text"]
+    assert meta["sparql_query"] is None  # a Cypher backend ran no SPARQL
     assert "일론_머스크" in json.dumps(first["params"], ensure_ascii=False)
     rocket = next(h for h in hits if h["metadata"]["filename"] == "rocket.txt")
     assert "SpaceX" in rocket["metadata"]["graph_entities"] and rocket["metadata"]["graph_score"]

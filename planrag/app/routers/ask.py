@@ -34,10 +34,12 @@ from planrag.stores.traces import Trace, TraceSummary
 
 router = APIRouter(prefix="/ai/v2", tags=["ask (spec 002)"])
 
-EVENTS_DOC = """Server-sent events, in order: `search_plan` (the plan envelope) → `search_result`
+EVENTS_DOC = """Server-sent events, in order: `search_plan` (the plan envelope) → `step`*
+(multi-step plans only: each step's plan, hits and the answer it read) → `search_result`
 (hits with ids, titles, scores, stage counts) → `exist_in_post_status` (whether evidence passed the
 threshold) → `context` (the numbered passages the answer may cite) → `answer`* (`{"delta": …}`) →
-`end` (`trace_id`, `answer_source` llm|extractive|canned|none, `citations`, `timings_ms`).
+`end` (`trace_id`, `answer_source` llm|extractive|canned|none, `citations`, `timings_ms`;
+`steps_stopped` `{step, reason}` when a step could not run).
 A failure after the stream started is an `error` event `{code, message, trace_id}`.
 Greetings (mode `direct`) skip the search events."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile, status
@@ -11,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import DocumentsDep
+from planrag.core import json_nesting
 from planrag.core.errors import InvalidInput
 from planrag.core.types import Chunk, Document, DocumentMetadata, DocumentStatus
 from planrag.services.documents import Upload
@@ -24,8 +24,8 @@ def _tags(raw: str | None) -> list[str]:
         return []
     if raw.lstrip().startswith("["):
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            value = json_nesting.loads(raw, what="tags")
+        except ValueError as exc:
             raise InvalidInput(f"tags: invalid JSON list: {exc}") from exc
         if not isinstance(value, list):
             raise InvalidInput("tags: expected a JSON list or comma-separated words")

@@ -8,7 +8,6 @@ comes, scopes every route here by scoping that dependency (planrag.app.dependenc
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request, Response
@@ -41,6 +40,7 @@ from planrag.app.routers.spec000_schemas import (
     responses,
     result_code,
 )
+from planrag.core import json_nesting
 from planrag.core.errors import DocumentNotFound, InvalidInput, KnowledgeBaseNotFound
 from planrag.core.types import PlainText
 from planrag.services.dialects.collections import CollectionInfo
@@ -69,7 +69,7 @@ def _json_object(raw: str | None, field: str) -> dict[str, Any] | None:
     if raw is None or not raw.strip():
         return None
     try:
-        value = json.loads(raw)
+        value = json_nesting.loads(raw, what=field)
     except ValueError as exc:
         raise InvalidInput(f"{field}: invalid JSON ({exc})", field=field) from exc
     if not isinstance(value, dict):

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from planrag.core import json_nesting
 from planrag.core.errors import DocumentNotFound, Forbidden, InvalidInput, NotFound
 from planrag.core.types import ChunkKind, Document, DocumentMetadata, DocumentStatus, PlainText
 from planrag.services.access import KnowledgeBaseAccess
@@ -124,8 +125,8 @@ def decode_info(doc: Document) -> dict[str, Any] | None:
     if not raw:
         return None
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+        value = json_nesting.loads(raw, what="info")
+    except ValueError:  # not JSON (or nesting too deep): plain text
         value = None
     return value if isinstance(value, dict) else {"text": raw}
 
