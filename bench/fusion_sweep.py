@@ -81,7 +81,15 @@ def affine(leg: dict[str, np.ndarray]) -> np.ndarray:
     return np.clip((leg["cos"] - base) / (1 - base), 0, 1)
 
 
+def affine_top(leg: dict[str, np.ndarray]) -> np.ndarray:
+    """Cosine on the KB's own scale at both ends: its baseline → 0 and what a matching passage
+    typically scores (`leg["top"]`, the median best cosine over the queries) → 1."""
+    base, top = leg["base"][0], leg["top"][0]
+    return np.clip((leg["cos"] - base) / max(top - base, 1e-6), 0, None)
+
+
 METHODS: dict[str, Scorer] = {
+    "atop": lambda leg, w: w * affine_top(leg) + (1 - w) * unclipped(leg),
     "sum": lambda leg, w: w * leg["cos"] + (1 - w) * leg["lex"],
     "minmax": lambda leg, w: w * minmax(leg["cos"]) + (1 - w) * minmax(leg["raw"]),
     "z": lambda leg, w: w * zscore(leg["cos"]) + (1 - w) * zscore(leg["raw"]),
@@ -93,9 +101,10 @@ METHODS: dict[str, Scorer] = {
 }
 
 
-def legs(candidates: list[dict], base: float = 0.0) -> dict[str, np.ndarray]:
+def legs(candidates: list[dict], base: float = 0.0, top: float = 1.0) -> dict[str, np.ndarray]:
     return {
         "base": np.asarray([base]),
+        "top": np.asarray([top]),
         "cos": np.asarray([c["cos"] for c in candidates], dtype=float),
         "lex": np.asarray([c["lex"] for c in candidates], dtype=float),
         "raw": np.asarray([c.get("raw", c["lex"]) for c in candidates], dtype=float),
@@ -117,10 +126,12 @@ def baseline(data: dict) -> float:
 def evaluate(data: dict, scorer: Scorer, w: float) -> float:
     total = 0.0
     base = data.setdefault("base", baseline(data))
+    best = [max(c["cos"] for c in cands) for cands in data["queries"].values() if cands]
+    top = data.setdefault("top", float(np.median(best)))
     for qid, candidates in data["queries"].items():
         if not candidates:
             continue
-        scores = scorer(legs(candidates, base), w)
+        scores = scorer(legs(candidates, base, top), w)
         total += ndcg10(ranked_docs(candidates, scores), data["qrels"][qid])
     return total / len(data["queries"])
 

@@ -230,6 +230,10 @@ class PlannerSettings(BaseModel):
     fallback_strategy: StrategyName = "hybrid"
     fallback_top_k: int = Field(default=5, ge=1, le=50)
     fallback_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
+    # Multi-step plans (DESIGN.md "Steps"): steps a plan may have (the rule planner's chains and
+    # the adaptive step included) and searches in all (steps × knowledge bases).
+    max_steps: int = Field(default=4, ge=1, le=4)
+    max_searches: int = Field(default=8, ge=1, le=64)
 
     @field_validator("fallback_strategy")
     @classmethod
@@ -259,6 +263,11 @@ class AskSettings(BaseModel):
     # search runs, so a burst's first events go out before its searches take the CPU. Plans are
     # a few milliseconds each: searches are slowed, not stopped. Needs search_concurrency > 0.
     plans_before_searches: bool = True
+    # Multi-step plans: seconds the steps of one ask may take; a step not started by then is
+    # not run (the `end` event says which and why). And whether a one-search plan whose reader
+    # finds a bridge entity but not the answer gets a second step (the adaptive step).
+    steps_time_budget_s: float = Field(default=30.0, gt=0, le=600)
+    adaptive_steps: bool = True
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
     # Conversations (follow-up questions): turns kept per conversation, days an idle

@@ -110,7 +110,8 @@ class ChunkingConfig(BaseModel):
 
 
 class LegQuality(BaseModel):
-    """Mean reciprocal rank of each retrieval leg on pseudo-queries of one script."""
+    """Mean reciprocal rank of each retrieval leg on pseudo-queries of one script, and the
+    spread of their per-query difference (how far the difference of the means can be trusted)."""
 
     dense_mrr: float = Field(ge=0.0, le=1.0)
     lexical_mrr: float = Field(ge=0.0, le=1.0)
@@ -120,6 +121,17 @@ class LegQuality(BaseModel):
         description="the cosine unrelated passages of this KB get from this model (median over "
         "non-matching pairs): e5 rates everything 0.7-0.9, MiniLM near 0",
     )
+    dense_top: float | None = Field(
+        default=None,
+        description="the cosine a pseudo-query's own passage gets (median): with the baseline, "
+        "the KB's own scale for cosines (baseline → 0, a typical match → 1)",
+    )
+    diff_sd: float | None = Field(
+        default=None,
+        ge=0.0,
+        description="standard deviation of the per-query difference of the legs' reciprocal "
+        "ranks (None: measured before it was recorded)",
+    )
 
 
 class FusionCalibration(BaseModel):
@@ -128,6 +140,19 @@ class FusionCalibration(BaseModel):
     with it."""
 
     scripts: dict[str, LegQuality] = Field(default_factory=dict)
+    script_share: dict[str, float] = Field(
+        default_factory=dict,
+        description="share of the sampled chunks written in each script (hangul, latin): a "
+        "query in a script the KB barely has is led by the dense leg",
+    )
+    cross_base: dict[str, float] = Field(
+        default_factory=dict,
+        description="the cosine unrelated passages of script B get from queries of script A "
+        "('hangul>latin'): a passage in another language starts from a lower baseline",
+    )
+    queries: str = Field(
+        default="halves", description="the pseudo-queries: chunk halves, or question-like ones"
+    )
     chunk_count: int = Field(ge=0, description="searchable chunks when calibrated")
     calibrated_at: datetime
 
@@ -265,6 +290,20 @@ class FusionInfo(BaseModel):
     dense_base: float | None = Field(
         default=None, description="cosine mapped to 0 before weighing (the KB's baseline)"
     )
+    dense_top: float | None = Field(
+        default=None, description="cosine mapped to 1 before weighing (a typical match)"
+    )
+    script_base: dict[str, float] = Field(
+        default_factory=dict,
+        description="the baseline of passages in each script for this query's script (a "
+        "passage in another language is rescaled from the cross-script baseline)",
+    )
+    confidence: float | None = Field(
+        default=None,
+        description="how far the calibration was trusted: 0 = even weights for lack of "
+        "evidence, towards 1 = the measured difference taken at its word",
+    )
+    query_script: str | None = Field(default=None, description="hangul or latin")
 
 
 class HitMetadata(BaseModel):

@@ -1,94 +1,83 @@
-"""Leg-aware fusion for hybrid retrieval.
+"""Leg-aware fusion for hybrid retrieval: weights calibrated per knowledge base and script,
+bounded, and chosen per query.
 
-A naive fusion of BM25 with an embedding model that cannot read the KB's language destroys the
-lexical leg (MiniLM on Korean). So each knowledge base is calibrated without labels, per script
-(hangul, latin): sampled chunks are cut in two halves, and each leg is asked to find a chunk's
-second half from its first half among the sample's second halves (mean reciprocal rank). Unlike
-verbatim pseudo-queries, which favour the lexical leg whatever the model, matching halves needs
-what a real question needs: the same topic in different words. A query is fused with the
-weights of its own script; a leg much weaker than the other gets no weight at all, so hybrid is
-never worse than its better leg.
+Each knowledge base is calibrated without labels, per script (hangul, latin), from a sample of
+its chunks chosen by content (the same documents give the same sample, whatever their ids):
+each chunk gives a pseudo-query and the rest of the chunk as its target, and both legs' reciprocal
+ranks are measured (`calibration.measure`). The dense weight moves from an even split only as far
+as the evidence carries it, and stays within [FLOOR, 1 − FLOOR] unless one leg is clearly far
+weaker (`calibration.weights_for`). A query written in a script the KB barely contains (an
+English question over Korean documents) is led by the dense leg: BM25 cannot match its words.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-import bm25s
-import numpy as np
-
 from planrag.core.types import FusionCalibration, FusionInfo, KnowledgeBase, LegQuality
+from planrag.executors.calibration import (
+    PairKind,
+    Weighting,
+    cross_base,
+    embed_pairs,
+    measure,
+    pair_of,
+    script_of,
+    weights_for,
+)
 from planrag.executors.context import QueryContext
 from planrag.llm.embedders import Embedder, EmbedderRegistry
-from planrag.stores.bm25 import K1, B
-from planrag.text.korean import split_sentences
-from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
+from planrag.text.tokenizer import tokenizer_for
 
 Sampler = Callable[[str, int, int], list[tuple[str, str]]]  # (kb_id, n, seed) → (chunk_id, text)
 Saver = Callable[[str, FusionCalibration], None]
 
-SAMPLES_PER_SCRIPT = 48
-MIN_PAIRS = 8
-MIN_WORDS = 8
-MAX_CHARS = 1500
-MIN_CHUNKS = 8
-# Recalibrate when the KB has doubled or halved since: each calibration embeds 2 × 48 halves,
-# which at every 25 % of growth cost e5 ~60 % on top of indexing a 2,000-chunk corpus (a KB
-# filled document by document recalibrated ~25 times); doubling bounds it to ~8 times.
+SAMPLES_PER_SCRIPT = 64
+MIN_PAIRS = 4
+MIN_CHUNKS = 4
+PAIRS: PairKind = "halves"
+# Recalibrate when the KB has doubled or halved since: each calibration embeds its pseudo-queries
+# and their targets, which at every 25 % of growth cost e5 ~60 % on top of indexing a 2,000-chunk
+# corpus (a KB filled document by document recalibrated ~25 times); doubling bounds it to ~8.
 RECALIBRATE_FACTOR = 2.0
-# A leg whose MRR is below this share of the other's gets no weight.
-WEAK_LEG_RATIO = 0.6
-# The dense weight is r^SHARPNESS / (r^SHARPNESS + 1), r = DENSE_PRIOR · dense MRR / lexical MRR.
-# Matching halves flatters the lexical leg a little (halves share names and terms, real
-# questions paraphrase): the dense MRR counts 3 % more. The calibration's ratio predicts which
-# leg a set wants well, but the legs' MRRs sit within ±7 % of each other on every set we have,
-# so the mapping is steep. e5 on the evaluation sets (bench/): allganize 0.95 → dense 0.42,
-# CISI 0.95 → 0.40, publichealthqa 1.05 → 0.79, HotpotQA-200 1.06 → 0.81 (each near its set's
-# best weight; the old squared ratio with a 1.2 prior gave 0.56–0.62 everywhere;
-# docs/benchmarks.md).
-DENSE_PRIOR = 1.03
-SHARPNESS = 16
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
-_LETTER = re.compile(r"[^\W\d_]")
+# A query whose script is under this share of the KB's sampled chunks (not the script of most of
+# its text) is led by the dense leg: ordered by it alone, the lexical leg only adding candidates
+# (bench.crosslingual, 24 English questions over the fixture corpus: top-3 0.54 with 0.8 on
+# dense, 0.58 with 0.5, 0.67 with 1.0).
+MINOR_SCRIPT_SHARE = 0.5
+CROSS_SCRIPT_DENSE = 1.0
 
 
-def script_of(text: str) -> str:
-    letters = len(_LETTER.findall(text))
-    if letters == 0:
-        return "latin"
-    return "hangul" if len(_HANGUL.findall(text)) / letters >= 0.3 else "latin"
-
-
-def halves(text: str) -> tuple[str, str] | None:
-    """A chunk cut in two at a sentence boundary (or mid-way through its words)."""
-    spans = split_sentences(text)
-    if len(spans) >= 2:
-        middle = len(spans) // 2
-        return text[spans[0][0] : spans[middle - 1][1]], text[spans[middle][0] : spans[-1][1]]
-    words = text.split()
-    if len(words) < MIN_WORDS:
+def cross_script(calibration: FusionCalibration | None, script: str) -> Weighting | None:
+    """The weighting of a query in a script the KB barely has, or None."""
+    if calibration is None or not calibration.script_share:
         return None
-    middle = len(words) // 2
-    return " ".join(words[:middle]), " ".join(words[middle:])
+    share = calibration.script_share.get(script, 0.0)
+    if share >= MINOR_SCRIPT_SHARE:
+        return None
+    main = max(calibration.script_share, key=lambda s: calibration.script_share[s])
+    return Weighting(
+        CROSS_SCRIPT_DENSE,
+        1.0,
+        f"{script} query over a {main} knowledge base ({share:.0%} of its chunks are {script}): "
+        "dense-led, BM25 only adds candidates (it can match just the few shared words)",
+    )
 
 
-def weights_for(quality: LegQuality | None) -> tuple[float, str]:
-    """(dense weight, reason) from measured leg quality."""
-    if quality is None or quality.queries == 0:
-        return 0.5, "not calibrated: equal weights"
-    dense, lexical = quality.dense_mrr, quality.lexical_mrr
-    if dense == lexical == 0.0:
-        return 0.5, "calibrated, but neither leg found a single half: equal weights"
-    if dense < WEAK_LEG_RATIO * lexical:
-        return 0.0, f"dense leg too weak here (MRR {dense:.2f} vs lexical {lexical:.2f})"
-    if lexical < WEAK_LEG_RATIO * dense:
-        return 1.0, f"lexical leg too weak here (MRR {lexical:.2f} vs dense {dense:.2f})"
-    ratio = (DENSE_PRIOR * dense / lexical) ** SHARPNESS
-    weight = ratio / (ratio + 1.0)
-    return weight, f"calibrated (MRR dense {dense:.2f}, lexical {lexical:.2f})"
+def script_bases(calibration: FusionCalibration | None, script: str) -> dict[str, float]:
+    """The dense baseline of passages in each script for a query in `script`: its own
+    calibration's for its script, the measured cross-script one for the others."""
+    if calibration is None:
+        return {}
+    own = calibration.scripts.get(script)
+    out = {script: own.dense_base} if own is not None and own.dense_base is not None else {}
+    for key, base in sorted(calibration.cross_base.items()):
+        source, _, target = key.partition(">")
+        if source == script:
+            out[target] = base
+    return out
 
 
 class FusionCalibrator:
@@ -115,20 +104,25 @@ class FusionCalibrator:
         self._guard = threading.Lock()
 
     def fusion(self, ctx: QueryContext, mode: str, rrf_k: int | None) -> FusionInfo:
-        """The weights of the query's script, from the KB's stored calibration."""
+        """The weights for this query: its script's calibration, bounded; dense-led when the
+        KB is written in another script."""
         calibration = ctx.kb.calibration
         script = script_of(ctx.text)
         quality = calibration.scripts.get(script) if calibration else None
         if quality is None and calibration and calibration.scripts:
             quality = next(iter(calibration.scripts.values()))  # the KB's only script
-        dense, reason = weights_for(quality)
+        weighting = cross_script(calibration, script) or weights_for(quality)
         return FusionInfo(
             mode=mode,
-            dense_weight=round(dense, 4),
-            lexical_weight=round(1.0 - dense, 4),
-            reason=f"{script} query; {reason}",
+            dense_weight=round(weighting.dense, 4),
+            lexical_weight=round(1.0 - weighting.dense, 4),
+            reason=f"{script} query; {weighting.reason}",
             rrf_k=rrf_k,
             dense_base=quality.dense_base if quality else None,
+            dense_top=quality.dense_top if quality else None,
+            script_base=script_bases(calibration, script),
+            confidence=round(weighting.confidence, 3),
+            query_script=script,
         )
 
     def refresh(self, kb_id: str, force: bool = False) -> FusionCalibration | None:
@@ -139,7 +133,7 @@ class FusionCalibrator:
         with lock:
             kb = self._load(kb_id)
             size = self._count(kb_id)
-            if size < MIN_CHUNKS:
+            if size == 0:
                 return kb.calibration
             current = kb.calibration
             fresh = (
@@ -156,42 +150,39 @@ class FusionCalibrator:
             return calibration
 
     def _measure(self, kb: KnowledgeBase, embedder: Embedder, size: int) -> FusionCalibration:
+        """Pseudo-queries from a content-ordered sample, per script (a KB under MIN_CHUNKS
+        records only its scripts' shares: too few queries to weigh the legs)."""
         pairs: dict[str, list[tuple[str, str]]] = {}
-        for _chunk_id, text in self._sample(kb.id, SAMPLES_PER_SCRIPT * 4, size):
-            split = halves(text[:MAX_CHARS])
-            bucket = pairs.setdefault(script_of(text), [])
-            if split and len(bucket) < SAMPLES_PER_SCRIPT:
-                bucket.append(split)
-        tokenizer = tokenizer_for(kb.user_words)
-        scripts = {
-            script: _quality(embedder, tokenizer, items)
-            for script, items in pairs.items()
-            if len(items) >= MIN_PAIRS
-        }
-        return FusionCalibration(scripts=scripts, chunk_count=size, calibrated_at=datetime.now(UTC))
-
-
-def _reciprocal_rank(scores: np.ndarray, target: int) -> float:
-    return 1.0 / (1 + int(np.sum(scores > scores[target])))
-
-
-def _quality(
-    embedder: Embedder, tokenizer: LexicalTokenizer, pairs: list[tuple[str, str]]
-) -> LegQuality:
-    """MRR of each leg at finding a chunk's second half from its first half."""
-    firsts, seconds = [a for a, _ in pairs], [b for _, b in pairs]
-    similarity = np.asarray(embedder.embed_queries(firsts)) @ np.asarray(embedder.embed(seconds)).T
-    dense = [_reciprocal_rank(similarity[i], i) for i in range(len(pairs))]
-    index = bm25s.BM25(method="lucene", k1=K1, b=B)
-    index.index(tokenizer.tokenize_many(seconds), show_progress=False)
-    lexical = []
-    for i, tokens in enumerate(tokenizer.tokenize_many(firsts)):
-        known = [t for t in tokens if t in index.vocab_dict]
-        lexical.append(_reciprocal_rank(index.get_scores(known), i) if known else 0.0)
-    unrelated = similarity[~np.eye(len(pairs), dtype=bool)]
-    return LegQuality(
-        dense_mrr=float(np.mean(dense)),
-        lexical_mrr=float(np.mean(lexical)),
-        queries=len(pairs),
-        dense_base=round(float(np.median(unrelated)), 4),
-    )
+        counts: dict[str, int] = {}
+        for _chunk_id, text in self._sample(kb.id, SAMPLES_PER_SCRIPT * 4, 0):
+            script = script_of(text)
+            counts[script] = counts.get(script, 0) + 1
+            bucket = pairs.setdefault(script, [])
+            pair = pair_of(text, PAIRS) if len(bucket) < SAMPLES_PER_SCRIPT else None
+            if pair:
+                bucket.append(pair)
+        scripts: dict[str, LegQuality] = {}
+        crossed: dict[str, float] = {}
+        if size >= MIN_CHUNKS:
+            tokenizer = tokenizer_for(kb.user_words)
+            vectors = {s: embed_pairs(embedder, items) for s, items in pairs.items() if items}
+            scripts = {
+                script: measure(embedder, tokenizer, pairs[script], vectors[script])
+                for script in vectors
+                if len(pairs[script]) >= MIN_PAIRS
+            }
+            bases = {
+                f"{a}>{b}": cross_base(vectors[a], vectors[b], same=a == b)
+                for a in vectors
+                for b in vectors
+            }
+            crossed = {key: base for key, base in bases.items() if base is not None}
+        total = sum(counts.values()) or 1
+        return FusionCalibration(
+            scripts=scripts,
+            cross_base=crossed,
+            script_share={s: round(n / total, 4) for s, n in sorted(counts.items())},
+            queries=PAIRS,
+            chunk_count=size,
+            calibrated_at=datetime.now(UTC),
+        )

@@ -2,9 +2,11 @@
 
 - `sequential` (default): BM25 candidates (plus the dense leg's own candidates when it carries
   weight), ordered by the weighted sum of the normalised BM25 score and the cosine similarity
-  rescaled by the KB's dense baseline (the cosine unrelated passages get, measured at
-  calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum). With
-  equal legs this is spec 001's "BM25 candidates, then vector ordering".
+  on the KB's own scale: its baseline (the cosine unrelated passages get, measured at
+  calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum) → 0 and
+  the cosine a typical match gets → 1; a passage in another script than the query's is compared
+  with that script's baseline. With equal legs this is spec 001's "BM25 candidates, then vector
+  ordering".
 - `parallel`: both legs independently, ordered by weighted Reciprocal Rank Fusion (k
   configurable). The shown score is the RRF score scaled by (k + 1) — 1.0 for a chunk first in
   both legs, in [0, 1] — so hits are in score order (the weighted sum would not be).
@@ -17,6 +19,7 @@ The weights and why they were chosen are reported (`FusionInfo`).
 from __future__ import annotations
 
 from planrag.core.types import FusionInfo
+from planrag.executors.calibration import script_of
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
 from planrag.stores.lexical import LexicalHit
@@ -73,6 +76,7 @@ class _Legs:
         self.lexical = {h.chunk_id: h.score for h in lexical}
         self.dense = {h.chunk_id: h.score for h in dense}  # title-weighted by the search
         self.titles = {h.chunk_id: h.title_score for h in dense if h.title_score is not None}
+        self.scripts = {h.chunk_id: script_of(h.text) for h in dense}
         if use_dense:
             extra = ctx.dense_scores([c for c in self.docs if c not in self.dense])
             extra, titles = ctx.weigh_titles(extra, self.docs, title_weight)
@@ -89,7 +93,11 @@ class _Legs:
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
         """The order key: may exceed 1 (unclipped BM25); `candidate` shows it clamped."""
         score = fusion.lexical_weight * self.unclipped.get(chunk_id, 0.0)
-        score += fusion.dense_weight * rescale(self.dense.get(chunk_id, 0.0), fusion.dense_base)
+        cosine = self.dense.get(chunk_id, 0.0)
+        base = fusion.script_base.get(self.scripts.get(chunk_id, ""))
+        if base is not None and fusion.dense_base is not None:  # another language's baseline
+            cosine += fusion.dense_base - base
+        score += fusion.dense_weight * rescale(cosine, fusion.dense_base, fusion.dense_top)
         return max(0.0, score)
 
     def candidate(self, chunk_id: str, score: float) -> Candidate:
@@ -103,11 +111,14 @@ class _Legs:
         )
 
 
-def rescale(cosine: float, base: float | None) -> float:
-    """A cosine on the KB's own scale: its baseline (unrelated passages) → 0, identical → 1."""
+def rescale(cosine: float, base: float | None, top: float | None = None) -> float:
+    """A cosine on the KB's own scale: its baseline (unrelated passages) → 0, what a passage
+    typically scores for a query it answers (`top`, measured by calibration; identical when
+    unknown) → 1. Above `top` it keeps growing, as unclipped BM25 does past a full match."""
     if base is None or base >= 1.0:
         return cosine
-    return min(1.0, max(0.0, (cosine - base) / (1.0 - base)))
+    ceiling = top if top is not None and base < top < 1.0 else 1.0
+    return max(0.0, (cosine - base) / (ceiling - base))
 
 
 def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> dict[str, float]:

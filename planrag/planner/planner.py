@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from planrag.core.errors import LLMUnavailable
 from planrag.core.settings import LLMSettings, PlannerSettings
 from planrag.llm.chat import ChatClient, Message
+from planrag.planner import chains
 from planrag.planner.heuristic import HeuristicPlanner
 from planrag.planner.policy import PlanRejected, apply_policy, parse_plan, policy_notes
 from planrag.planner.relaxation import DocumentCounter, relax
@@ -95,7 +96,14 @@ class LLMPlanner:
             notes: list[str] = []
             try:
                 parsed = parse_plan(raw, notes)
-                plan = apply_policy(parsed, scope, self._tz)
+                plan = apply_policy(
+                    parsed,
+                    scope,
+                    self._tz,
+                    self._settings.max_steps,
+                    self._settings.max_searches,
+                    question=question,
+                )
             except PlanRejected as exc:
                 errors.append(str(exc))
                 messages = [
@@ -149,7 +157,11 @@ class Planner:
                 log.warning("LLM planning failed, using the heuristic plan: %s", failed.reason)
         heuristic_started = time.perf_counter()
         try:
-            plan = apply_policy(self._heuristic.plan(question, scope), scope, self._tz)
+            s = self._settings
+            ruled = chains.with_steps(  # chain questions get steps (planner/chains.py)
+                self._heuristic.plan(question, scope), question, scope, s.max_steps, s.max_searches
+            )
+            plan = apply_policy(ruled, scope, self._tz, s.max_steps, s.max_searches)
             source = "fallback" if fallback_reason else "heuristic"
         except Exception as exc:  # the last resort must not fail
             log.exception("heuristic planning failed; using the fixed pipeline")

@@ -3,7 +3,9 @@
 Policy: only knowledge bases the caller may read, only strategies the registry allows, facet
 values grounded in the catalog, graph only where a KB has one, document mode only with a document,
 dates computed by our calendar module from the expression the LLM extracted (the LLM's own dates
-only when the expression cannot be parsed), top_k at least what `limit` needs.
+only when the expression cannot be parsed), top_k at least what `limit` needs. Multi-step plans:
+each step under the same rules, at most `max_steps` steps and `max_searches` searches (steps ×
+knowledge bases).
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from pydantic import ValidationError
 
 from planrag.core.strategies import strategy_names
 from planrag.planner import time_range
-from planrag.planner.schema import MAX_TOP_K, SearchPlan, TimeFilter, plan_json_schema
+from planrag.planner.schema import (
+    MAX_STEPS,
+    MAX_TOP_K,
+    Filters,
+    PlanStep,
+    SearchPlan,
+    TimeFilter,
+    plan_json_schema,
+)
 from planrag.planner.scope import PlanScope
 
 
@@ -87,6 +97,8 @@ def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[
         error = bounded[0]
     if not path or error.validator not in BOUNDS:
         return False
+    if path == ["steps"]:  # dropping steps would leave a chain without its end: a new plan
+        return False
     parent: Any = data
     for key in path[:-1]:
         parent = parent[key]
@@ -102,34 +114,80 @@ def _clamp(data: dict[str, Any], error: jsonschema.ValidationError, notes: list[
     return True
 
 
-def apply_policy(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
-    """The plan as it will run. Raises PlanRejected for what only a new plan can fix."""
+def apply_policy(
+    plan: SearchPlan,
+    scope: PlanScope,
+    tz: ZoneInfo,
+    max_steps: int = MAX_STEPS,
+    max_searches: int = 2 * MAX_STEPS,
+    question: str | None = None,
+) -> SearchPlan:
+    """The plan as it will run. Raises PlanRejected for what only a new plan can fix. With the
+    `question`, a time filter on a date the question asks about the world ("1989년 … 파견된
+    인물은?") is dropped and its words go back into the search text (docs/planner.md)."""
     names = scope.names()
     refused = [name for name in plan.knowledge_bases if name not in names]
     if refused:
         raise PlanRejected(
             f"knowledge bases {refused} are not readable here; choose from {names} or []"
         )
-    if plan.strategy not in scope.strategies:
+    for strategy in dict.fromkeys([plan.strategy, *(s.strategy for s in plan.steps)]):
+        if strategy is not None and strategy not in scope.strategies:
+            raise PlanRejected(
+                f"strategy {strategy!r} is not allowed; use one of {scope.strategies}"
+            )
+    if plan.steps:
+        _check_budget(plan, len(plan.knowledge_bases or names), max_steps, max_searches)
+    grounded = _ground(plan, scope, tz)
+    return _world_time(grounded, question, scope, tz) if question else grounded
+
+
+WORLD_TIME = "dates the world, not the documents: no time filter (policy)"
+
+
+def _world_time(plan: SearchPlan, question: str, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
+    """The plan without a time filter the rules read as world time; unchanged when the rules
+    see no time words at all (the LLM may know a phrase they do not)."""
+    from planrag.planner.heuristic import read_question  # the rules' reading of the question
+
+    if plan.filters.time is None or scope.doc_id:
+        return plan
+    found = time_range.resolve(question, scope.now, tz)
+    if found is None or read_question(question, scope.now, tz).time is not None:
+        return plan
+    query = plan.query
+    if query and found.expression not in query:
+        query = f"{found.expression} {query}"
+    return plan.model_copy(
+        update={
+            "filters": plan.filters.model_copy(update={"time": None}),
+            "query": query,
+            "listing": False,
+            "rationale": f"{plan.rationale}; '{found.expression}' {WORLD_TIME}".lstrip("; "),
+        }
+    )
+
+
+def _check_budget(plan: SearchPlan, kbs: int, max_steps: int, max_searches: int) -> None:
+    if plan.mode != "rag" or plan.listing:
+        raise PlanRejected("steps need mode 'rag' without listing; use one search otherwise")
+    if len(plan.steps) > max_steps:
+        raise PlanRejected(f"{len(plan.steps)} steps; at most {max_steps} are allowed")
+    if len(plan.steps) * kbs > max_searches:
         raise PlanRejected(
-            f"strategy {plan.strategy!r} is not allowed; use one of {scope.strategies}"
+            f"{len(plan.steps)} steps over {kbs} knowledge bases are {len(plan.steps) * kbs} "
+            f"searches; the budget is {max_searches}: fewer steps or knowledge bases"
         )
-    return _ground(plan, scope, tz)
 
 
 def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
-    filters = plan.filters.model_copy(
-        update={
-            "authors": [a for a in plan.filters.authors if a in scope.authors()],
-            "domains": [d for d in plan.filters.domains if d in scope.domains()],
-            "doc_ids": [scope.doc_id] if scope.doc_id else [],
-            "time": resolve_time(plan.filters.time, scope.now, tz),
-        }
-    )
+    filters = _ground_filters(plan.filters, scope, tz)
     kbs = plan.knowledge_bases or scope.names()
+    has_graph = any(kb.has_graph for kb in scope.knowledge_bases if kb.name in kbs)
     graph = plan.graph
-    if graph.enabled and not any(kb.has_graph for kb in scope.knowledge_bases if kb.name in kbs):
+    if graph.enabled and not has_graph:
         graph = graph.model_copy(update={"enabled": False})
+    steps = [_ground_step(step, scope, tz, has_graph) for step in plan.steps]
     mode = plan.mode
     if scope.doc_id:
         mode = "document"
@@ -147,8 +205,31 @@ def _ground(plan: SearchPlan, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
             "mode": mode,
             "top_k": top_k,
             "listing": listing,
+            "steps": steps,
         }
     )
+
+
+def _ground_filters(filters: Filters, scope: PlanScope, tz: ZoneInfo) -> Filters:
+    return filters.model_copy(
+        update={
+            "authors": [a for a in filters.authors if a in scope.authors()],
+            "domains": [d for d in filters.domains if d in scope.domains()],
+            "doc_ids": [scope.doc_id] if scope.doc_id else [],
+            "time": resolve_time(filters.time, scope.now, tz),
+        }
+    )
+
+
+def _ground_step(step: PlanStep, scope: PlanScope, tz: ZoneInfo, has_graph: bool) -> PlanStep:
+    """A step under the plan's rules: catalog facets, document mode's document, graph only
+    where a knowledge base has one."""
+    update: dict[str, object] = {}
+    if step.filters is not None:
+        update["filters"] = _ground_filters(step.filters, scope, tz)
+    if step.graph is not None and step.graph.enabled and not has_graph:
+        update["graph"] = step.graph.model_copy(update={"enabled": False})
+    return step.model_copy(update=update) if update else step
 
 
 def resolve_time(time: TimeFilter | None, now: datetime, tz: ZoneInfo) -> TimeFilter | None:
@@ -182,7 +263,9 @@ def policy_notes(before: SearchPlan, after: SearchPlan) -> list[str]:
     if b.doc_ids != a.doc_ids:
         notes.append("doc_ids are set by document mode only")
     if b.time != a.time and b.time is not None:
-        if a.time is None:
+        if a.time is None and WORLD_TIME in after.rationale:
+            notes.append(f"time filter {b.time.expression!r} dropped: it {WORLD_TIME}")
+        elif a.time is None:
             notes.append("time filter without dates or a parsable expression dropped")
         elif (b.time.from_, b.time.to) != (a.time.from_, a.time.to):
             notes.append(

@@ -1,4 +1,4 @@
-"""The SearchPlan (version 1) and the envelope that travels with it.
+"""The SearchPlan (version 1; version 2 with `steps`) and the envelope that travels with it.
 
 The JSON Schema sent to the LLM as a strict structured-output format is generated from these
 models (`llm_json_schema`), exported to `search_plan.schema.json` beside this module (a test keeps
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +27,11 @@ SCHEMA_FILE = Path(__file__).resolve().parent / "search_plan.schema.json"
 MAX_TOP_K = 50
 MAX_LIMIT = 20
 MAX_HOPS = 5
+MAX_STEPS = 4
+STEP_ID = r"^s[1-4]$"
+# `{{s1.answer}}`: the only template a step's query may hold (an earlier step's answer).
+STEP_REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\.answer\s*\}\}")
+_TEMPLATE = re.compile(r"\{\{|\}\}")
 
 
 class _Strict(BaseModel):
@@ -112,10 +118,36 @@ class GraphPlan(_Strict):
     hops: int = Field(default=2, ge=1, le=MAX_HOPS)
 
 
+class PlanStep(_Strict):
+    """One search of a multi-step plan: an ordinary search whose query may name an earlier
+    step's answer (`{{s1.answer}}`); null fields take the plan's own."""
+
+    id: str = Field(pattern=STEP_ID, description="s1, s2, … in order")
+    query: str = Field(
+        min_length=1,
+        max_length=500,
+        description="the search text; may contain {{sN.answer}} for an earlier step's answer",
+    )
+    strategy: StrategyName | None = Field(default=None, description="null: the plan's")
+    top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K, description="null: the plan's")
+    filters: Filters | None = Field(default=None, description="null: the plan's")
+    graph: GraphPlan | None = Field(default=None, description="null: the plan's")
+
+    def references(self) -> list[str]:
+        """The step ids this step's query names, in order."""
+        return STEP_REFERENCE.findall(self.query)
+
+    def filled(self, answers: dict[str, str]) -> str:
+        """The query with each `{{sN.answer}}` replaced by that step's answer."""
+        return " ".join(
+            STEP_REFERENCE.sub(lambda m: answers.get(m.group(1), ""), self.query).split()
+        )
+
+
 class SearchPlan(_Strict):
     """What to search, where and how; produced by a planner, validated, then executed."""
 
-    version: Literal[1] = 1
+    version: Literal[1, 2] = Field(default=1, description="2 when the plan has steps")
     mode: Mode = "rag"
     strategy: StrategyName = "hybrid"
     knowledge_bases: list[str] = Field(default_factory=list, max_length=20)
@@ -142,6 +174,17 @@ class SearchPlan(_Strict):
         "'oldest', else newest first), `limit` of them, instead of searching text: for "
         "questions that name a period or author but no topic ('어제 나온 기사 알려줘')",
     )
+    steps: list[PlanStep] = Field(
+        default_factory=list,
+        max_length=MAX_STEPS,
+        description="multi-step plans only (each search needs an earlier one's answer): "
+        "2–4 searches in order; [] for one search",
+    )
+    answer_from: str | None = Field(
+        default=None,
+        pattern=STEP_ID,
+        description="the step whose answer answers the question (null: the last step)",
+    )
     rationale: str = Field(default="", max_length=1000)
 
     @model_validator(mode="before")
@@ -151,6 +194,73 @@ class SearchPlan(_Strict):
         if isinstance(data, dict) and data.get("mode") == "post":
             return {**data, "mode": "document"}
         return data
+
+    @model_validator(mode="after")
+    def _chain(self) -> SearchPlan:
+        """Steps in order, each naming only earlier steps (so no cycles); one step is an
+        ordinary plan; version 2 exactly when steps remain."""
+        check_steps(self.steps, self.answer_from)
+        if len(self.steps) == 1:
+            return _one_step(self)
+        version = 2 if self.steps else 1
+        if self.version != version:
+            return self.model_copy(update={"version": version})
+        return self
+
+    def step_plan(self, step: PlanStep, query: str) -> SearchPlan:
+        """The step as an ordinary one-search plan: what the executors run."""
+        return self.model_copy(
+            update={
+                "version": 1,
+                "steps": [],
+                "answer_from": None,
+                "query": query,
+                "strategy": step.strategy or self.strategy,
+                "top_k": step.top_k or self.top_k,
+                "filters": step.filters if step.filters is not None else self.filters,
+                "graph": step.graph if step.graph is not None else self.graph,
+                "listing": False,
+                "limit": None,
+                "sort": "relevance",
+            }
+        )
+
+
+def check_steps(steps: list[PlanStep], answer_from: str | None) -> None:
+    """Raises ValueError unless the steps are numbered s1, s2, … and each query names only
+    earlier steps' answers (a step naming itself or a later step would loop)."""
+    if not steps:
+        if answer_from is not None:
+            raise ValueError("answer_from needs steps")
+        return
+    ids = [step.id for step in steps]
+    if ids != [f"s{i}" for i in range(1, len(steps) + 1)]:
+        raise ValueError(f"steps must be numbered s1, s2, … in order (got {ids})")
+    for position, step in enumerate(steps):
+        earlier = ids[:position]
+        for ref in step.references():
+            if ref not in earlier:
+                where = "itself" if ref == step.id else ("a later step" if ref in ids else "")
+                raise ValueError(
+                    f"step {step.id} names {{{{{ref}.answer}}}}"
+                    + (f", {where}: a cycle" if where else ", which is no step")
+                    + f"; a step may name only earlier steps ({earlier or 'none'})"
+                )
+        if _TEMPLATE.search(STEP_REFERENCE.sub("", step.query)):
+            raise ValueError(
+                f"step {step.id}: the only template a query may hold is {{{{sN.answer}}}}"
+            )
+    if answer_from is not None and answer_from not in ids:
+        raise ValueError(f"answer_from {answer_from!r} is not a step ({ids})")
+
+
+def _one_step(plan: SearchPlan) -> SearchPlan:
+    """A one-step plan is today's plan: its search becomes the plan's own."""
+    step = plan.steps[0]
+    merged = plan.step_plan(step, step.query)
+    return merged.model_copy(
+        update={"limit": plan.limit, "sort": plan.sort, "listing": plan.listing}
+    )
 
 
 class RelaxStep(BaseModel):

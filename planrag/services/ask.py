@@ -25,8 +25,9 @@ from planrag.core.errors import (
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
+from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.admission import StageAdmission
@@ -45,6 +46,7 @@ from planrag.services.ask_events import (
     SearchStages,
     TraceError,
 )
+from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
 from planrag.services.ownership import OwnershipResolver, check_owner
@@ -53,6 +55,14 @@ from planrag.services.retrieval import (
     RetrievalService,
 )
 from planrag.services.spec002_plan import spec002_plan, user_scope
+from planrag.services.step_execution import (
+    StepResult,
+    StepRunner,
+    adaptive_step,
+    step_answer_text,
+    step_result,
+)
+from planrag.services.step_reader import StepReader
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
@@ -224,6 +234,12 @@ class AskService:
             FRONT_THREADS, settings.ask.search_concurrency, settings.ask.plans_before_searches
         )
         self._owners = OwnershipResolver(metadata.engine)
+        self._steps = AskSteps(
+            StepRunner(self._executor, settings.ask.max_passages),
+            self._stages,
+            settings.planner.max_steps,
+            settings.ask.steps_time_budget_s,
+        )
 
     # ------------------------------------------------------------------ planning
 
@@ -318,7 +334,14 @@ class AskService:
             passages: list[Passage] = []
             exists = False
             if envelope.plan.mode != "direct":
-                passages, exists = await self._search_stage(run, envelope, readable)
+                if envelope.plan.steps:
+                    run.chain = self._steps_request(run, envelope.plan, readable)
+                else:
+                    passages, exists = await self._search_stage(run, envelope, readable)
+                if run.chain is not None:  # planned steps, or the adaptive second step
+                    async for step_event in self._chain_stage(run, run.chain, readable):
+                        yield step_event
+                    passages, exists = run.chained
                 for event in _evidence_events(passages, exists, run.record.stages, envelope):
                     yield event
             answered = passages if exists else []
@@ -380,7 +403,9 @@ class AskService:
             restriction = self._owners.restriction(chosen, run.request.user_id)
             passages, stages = self._executor.execute(plan, question, kbs, restriction)
             exists = self._exists(plan, question, passages, readable)
-            if exists and not self._chat.configured:
+            if self._may_adapt(plan, question):
+                run.chain = self._adaptive(run, plan, (passages, stages), kbs, readable)
+            if exists and not self._chat.configured and run.chain is None:
                 run.extractive = self._extractive(question, plan, passages, readable)
             return passages, stages, exists, started
 
@@ -390,6 +415,81 @@ class AskService:
         run.record.stages = stages
         run.record.hits = [ResultHit.of(p) for p in passages]
         return passages, exists
+
+    def _reader(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> StepReader:
+        words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
+        chat = self._chat if self._chat.configured else None
+        return StepReader(chat, words, self._settings.llm.timeout_s)
+
+    def _steps_request(
+        self, run: _AskRun, plan: SearchPlan, readable: list[KnowledgeBase]
+    ) -> StepsRequest:
+        kbs = {kb.name: kb for kb in readable}
+        chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
+        restriction = self._owners.restriction(chosen, run.request.user_id)
+        return StepsRequest(plan, kbs, restriction, self._reader(plan, readable), plan.steps)
+
+    def _may_adapt(self, plan: SearchPlan, question: str) -> bool:
+        """The adaptive step is tried on plain searches of questions shaped like a chain."""
+        return (
+            self._settings.ask.adaptive_steps
+            and self._settings.planner.max_steps >= 2
+            and plan.mode == "rag"
+            and not plan.listing
+            and plan.limit is None
+            and plan.sort == "relevance"
+            and chains.may_chain(question)
+        )
+
+    def _adaptive(
+        self,
+        run: _AskRun,
+        plan: SearchPlan,
+        found: tuple[list[Passage], SearchStages],
+        kbs: dict[str, KnowledgeBase],
+        readable: list[KnowledgeBase],
+    ) -> StepsRequest | None:
+        """The second step when the first search's reader found a bridge but not the answer."""
+        started = time.perf_counter()
+        passages, stages = found
+        question = run.request.question
+        reader = self._reader(plan, readable)
+        first_step = PlanStep(id="s1", query=plan.query or question)
+        answer = reader.read(first_step.query, passages) if passages else None
+        first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
+        second = adaptive_step(question, reader, first)
+        if second is None:
+            return None
+        request = self._steps_request(run, plan, readable)
+        request.steps, request.first, request.reader = [first_step, second], first, reader
+        return request
+
+    async def _chain_stage(
+        self, run: _AskRun, request: StepsRequest, readable: list[KnowledgeBase]
+    ) -> AsyncIterator[AskEvent]:
+        """The steps' events; leaves the merged passages and whether they answer in run.chained."""
+        outcome = StepsOutcome()
+        searching = time.perf_counter()
+        async for event in self._steps.run(request, outcome):
+            yield event
+        plan, question = request.plan, run.request.question
+        passages = outcome.passages
+        exists = bool(passages) and (
+            outcome.answered(plan.answer_from) or self._exists(plan, question, passages, readable)
+        )
+        if exists and not self._chat.configured:
+            run.extractive = await self._stages.search(
+                lambda: (
+                    step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
+                    or self._extractive(question, plan, passages, readable)
+                )
+            )
+        run.record.timings_ms["steps"] = _ms(searching)
+        run.record.steps = [r.record for r in outcome.results]
+        run.record.steps_stopped = outcome.stopped
+        run.record.stages = outcome.stages
+        run.record.hits = [ResultHit.of(p) for p in passages]
+        run.chained = (passages, exists)
 
     async def _answer_stage(
         self,
@@ -529,6 +629,14 @@ class AskService:
         return text or answers.no_evidence_reply(question)
 
 
+def _answer_steps(results: list[StepResult], answer_from: str | None) -> list[StepResult]:
+    """The steps up to the one the answer comes from (the last by default)."""
+    if answer_from is None:
+        return results
+    ids = [r.record.id for r in results]
+    return results[: ids.index(answer_from) + 1] if answer_from in ids else results
+
+
 def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None) -> PlanEnvelope:
     """Spec 002 `category_ids` are the plan's `tags` filter (shown in `search_plan`)."""
     if not categories:
@@ -551,6 +659,8 @@ class _AskRun:
         self.started = time.perf_counter()
         self.recorded = False
         self.extractive: str | None = None  # the extractive answer, made with the search
+        self.chain: StepsRequest | None = None  # steps to run: planned, or the adaptive one
+        self.chained: tuple[list[Passage], bool] = ([], False)  # their passages, evidence
         self.record = AskTrace()
         self.trace = Trace(
             id=str(uuid.uuid4()),
@@ -572,6 +682,7 @@ class _AskRun:
             citations=self.record.citations,
             timings_ms=self.record.timings_ms,
             speech_tone=TONE_NAMES[tone] if tone is not None else None,
+            steps_stopped=self.record.steps_stopped,
         )
 
     def fail(self, code: str, message: str) -> ErrorEvent:

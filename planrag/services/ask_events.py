@@ -1,6 +1,7 @@
 """The ask stream's events, one pydantic model each, and the typed trace record of an ask.
 
-Order (DESIGN.md): search_plan → search_result → exist_in_post_status → context → answer* → end;
+Order (DESIGN.md): search_plan → step* (multi-step plans) → search_result → exist_in_post_status →
+context → answer* → end;
 a failure after the stream started is an `error` event. A model's fields are the event's `data`;
 its `event` class variable is the SSE event name. The ask service, the SSE router, the CLI and
 the one-body dialects (spec 004) all read these models; nothing on the ask path passes dicts.
@@ -8,12 +9,12 @@ the one-body dialects (spec 004) all read these models; nothing on the ask path 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_serializer
 
 from planrag.core.errors import error_for_code
-from planrag.planner.schema import PlanEnvelope
+from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.services.answers import Citation, Passage
 from planrag.services.spec002_plan import Spec002Plan, UserScope
 
@@ -30,11 +31,16 @@ class SearchStages(BaseModel):
     graph: dict[str, dict[str, Any]] | None = Field(
         default=None, description="what graph search did, per knowledge base"
     )
+    fusion: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="how hybrid search weighted its legs (weights, confidence, why), per "
+        "knowledge base",
+    )
 
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("retrieved", "listed", "in_range", "graph"):
+        for key in ("retrieved", "listed", "in_range", "graph", "fusion"):
             if data.get(key) is None:
                 data.pop(key, None)
         if not data.get("notes"):
@@ -54,6 +60,46 @@ class ResultHit(BaseModel):
     @classmethod
     def of(cls, passage: Passage) -> ResultHit:
         return cls.model_validate(passage.model_dump(exclude={"content"}))
+
+
+StepStatus = Literal["ok", "empty", "no_answer"]
+
+
+class StepAnswer(BaseModel):
+    """What a step read: the answer, the sentence it came from and that passage (its `n` in the
+    step's own hits)."""
+
+    text: str = Field(description="the answer, e.g. a bridge entity")
+    sentence: str
+    passage: int = Field(ge=1)
+    source: Literal["extractive", "llm", "graph"] = "extractive"
+
+
+class StepRecord(BaseModel):
+    """One step as run: the `step` event's data and the trace's record of it."""
+
+    id: str
+    query: str = Field(description="the query searched, references filled in")
+    planned: str = Field(description="the query as planned, with its {{sN.answer}}")
+    plan: SearchPlan = Field(description="the one-search plan the executors ran")
+    hits: list[ResultHit]
+    stages: SearchStages
+    answer: StepAnswer | None = Field(default=None, description="the answer read (bridge)")
+    status: StepStatus
+    reason: str | None = Field(default=None, description="why the step found nothing")
+    adaptive: bool = Field(default=False, description="added at run time, not planned")
+    elapsed_ms: float = 0.0
+
+
+class StepStop(BaseModel):
+    """Why the steps stopped before the last one (the `end` event's `steps_stopped`)."""
+
+    step: str = Field(description="the step that did not run, or found nothing")
+    reason: str
+
+
+class StepEvent(StepRecord):
+    event: ClassVar[str] = "step"
 
 
 class SearchPlanEvent(PlanEnvelope):
@@ -108,11 +154,14 @@ class EndEvent(BaseModel):
     timings_ms: dict[str, float]
     speech_tone: str | None = Field(default=None, description="the register asked for")
     conversation_id: str | None = Field(default=None, description="when the ask is a turn")
+    steps_stopped: StepStop | None = Field(
+        default=None, description="a multi-step plan stopped early: which step, why"
+    )
 
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("speech_tone", "conversation_id"):
+        for key in ("speech_tone", "conversation_id", "steps_stopped"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -132,6 +181,7 @@ class ErrorEvent(BaseModel):
 
 AskEvent = (
     SearchPlanEvent
+    | StepEvent
     | SearchResultEvent
     | ExistInPostStatusEvent
     | ContextEvent
@@ -155,6 +205,8 @@ class AskTrace(BaseModel):
     """What a stored trace records of one ask (`Trace.data`); parts not reached stay unset."""
 
     envelope: PlanEnvelope | None = None
+    steps: list[StepRecord] | None = None
+    steps_stopped: StepStop | None = None
     stages: SearchStages | None = None
     hits: list[ResultHit] | None = None
     answer: str | None = None

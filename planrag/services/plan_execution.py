@@ -50,6 +50,7 @@ class PlanExecutor:
         notes: list[str] = []
         failures: list[Exception] = []
         graph: dict[str, Any] = {}  # knowledge base → what graph search did there
+        fusion: dict[str, Any] = {}  # knowledge base → how hybrid weighted its legs there
         for name in plan.knowledge_bases:
             try:
                 hits = self._retrieve(kbs[name], plan, question, notes, restriction)
@@ -62,6 +63,8 @@ class PlanExecutor:
             found.extend((name, h) for h in hits)
             if hits and hits[0].graph_metadata is not None:
                 graph[name] = hits[0].graph_metadata.model_dump(mode="json")
+            if hits and hits[0].metadata.fusion is not None:
+                fusion[name] = hits[0].metadata.fusion.model_dump(mode="json")
         if failures and len(failures) == len(plan.knowledge_bases):
             raise failures[0]
         merged = len(found)
@@ -80,6 +83,7 @@ class PlanExecutor:
             passages=len(passages),
             notes=notes,
             graph=graph or None,
+            fusion=fusion or None,
         )
         return passages, stages
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+import hashlib
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -386,11 +386,13 @@ class MetadataStore:
             return int(s.scalar(query) or 0)
 
     def sample_chunks(self, kb_id: str, n: int, seed: int) -> list[tuple[str, str]]:
-        """Up to n searchable chunks of completed documents, a deterministic sample by seed."""
-        query = _searchable(select(ChunkRow.id, ChunkRow.text), kb_id).order_by(ChunkRow.id)
+        """Up to n searchable chunks of completed documents, chosen by their content (a hash of
+        seed and text): the same documents give the same sample, whatever their chunk ids."""
+        query = _searchable(select(ChunkRow.id, ChunkRow.text), kb_id)
         with self.session() as s:
             rows = [(cid, text) for cid, text in s.execute(query)]
-        random.Random(seed).shuffle(rows)
+        salt = str(seed).encode()
+        rows.sort(key=lambda row: (hashlib.blake2b(salt + row[1].encode()).digest(), row[0]))
         return rows[:n]
 
     def get_documents(self, doc_ids: Iterable[str]) -> dict[str, Document]:

@@ -62,7 +62,7 @@ def test_error_statuses_a_route_answers_are_documented(served) -> None:  # type:
 def test_bounds_are_the_servers(served) -> None:  # type: ignore[no-untyped-def]
     client, document = served
     schemas = document["components"]["schemas"]
-    question = schemas["PlanRequest"]["properties"]["question"]
+    question = schemas["PlanConversationRequest"]["properties"]["question"]  # /ai/v2/plan
     assert question["maxLength"] == 300  # PLANRAG_ASK__MAX_QUESTION_CHARS, not 20,000
     refused = client.post("/ai/v2/plan", json={"question": "x" * 301})
     assert refused.status_code == 400

@@ -1,11 +1,21 @@
-"""Leg-aware fusion: half-split calibration with the real model and Kiwi, and the weights."""
+"""Leg-aware fusion: calibration with the real model and Kiwi, and the bounded weights."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from planrag.core.types import LegQuality
-from planrag.executors.fusion import _quality, halves, script_of, weights_for
+from planrag.core.types import FusionCalibration, LegQuality
+from planrag.executors.calibration import (
+    FLOOR,
+    halves,
+    measure,
+    question,
+    script_of,
+    weights_for,
+)
+from planrag.executors.fusion import CROSS_SCRIPT_DENSE, cross_script
 from planrag.text.tokenizer import LexicalTokenizer
 
 KOREAN = [
@@ -57,35 +67,77 @@ def test_script_of() -> None:
     assert script_of("1234") == "latin"
 
 
-def test_weights() -> None:
-    assert weights_for(None)[0] == 0.5
-    assert weights_for(LegQuality(dense_mrr=0.16, lexical_mrr=0.49, queries=48))[0] == 0.0
-    assert weights_for(LegQuality(dense_mrr=0.9, lexical_mrr=0.2, queries=48))[0] == 1.0
-    balanced = weights_for(LegQuality(dense_mrr=0.67, lexical_mrr=0.61, queries=48))[0]
-    assert 0.5 < balanced < 0.9
-    assert weights_for(LegQuality(dense_mrr=0.0, lexical_mrr=0.0, queries=48))[0] == 0.5
-    # e5 on the evaluation sets: the calibration's ratio decides the side, steeply
-    assert weights_for(LegQuality(dense_mrr=0.754, lexical_mrr=0.793, queries=48))[0] < 0.45
-    assert weights_for(LegQuality(dense_mrr=0.926, lexical_mrr=0.871, queries=48))[0] > 0.75
+def test_question_like_pseudo_queries() -> None:
+    body = "누리봇 S1은 한빛로보틱스가 2019년에 출시한 운반 로봇이다."
+    assert question(f"# 누리봇 제품 안내\n\n{body}") == ("누리봇 제품 안내", body)
+    assert question("The museum opened in 1990. It holds Korean art. Entry is free.") == (
+        "The museum opened in 1990.",
+        "It holds Korean art. Entry is free.",
+    )
+    assert question("one sentence only") is None
+
+
+def quality(dense: float, lexical: float, n: int = 64, sd: float | None = 0.35) -> LegQuality:
+    return LegQuality(dense_mrr=dense, lexical_mrr=lexical, queries=n, diff_sd=sd)
+
+
+def test_weights_are_bounded_unless_the_evidence_is_strong() -> None:
+    assert weights_for(None).dense == 0.5
+    assert weights_for(None).confidence == 0.0
+    # A far weaker dense leg with strong evidence (MiniLM on Korean) is switched off ...
+    assert weights_for(quality(0.16, 0.49, sd=0.3)).dense == 0.0
+    assert weights_for(quality(0.9, 0.2, sd=0.3)).dense == 1.0
+    # ... but the same means from a few noisy queries (a small KB) stay within the bounds.
+    small = weights_for(quality(0.13, 0.20, n=8, sd=0.45))
+    assert FLOOR <= small.dense < 0.5
+    assert weights_for(quality(0.0, 0.0)).dense == 0.5
+    # A real but modest difference moves the weight, within [FLOOR, 1 - FLOOR].
+    for dense, lexical in [(0.93, 0.87), (0.75, 0.79), (0.99, 0.6), (0.6, 0.99)]:
+        weight = weights_for(quality(dense, lexical)).dense
+        assert FLOOR <= weight <= 1 - FLOOR
+        assert (weight > 0.5) == (dense > lexical)
+
+
+def test_confidence_grows_with_queries_and_shrinks_with_spread() -> None:
+    few, many = weights_for(quality(0.7, 0.6, n=10)), weights_for(quality(0.7, 0.6, n=100))
+    assert few.confidence < many.confidence
+    assert abs(few.dense - 0.5) < abs(many.dense - 0.5)  # shrunk towards even weights
+    noisy, tight = weights_for(quality(0.7, 0.6, sd=0.6)), weights_for(quality(0.7, 0.6, sd=0.1))
+    assert noisy.confidence < tight.confidence
+    # a calibration stored before spreads were recorded gets an assumed spread, not a crash
+    assert FLOOR <= weights_for(quality(0.7, 0.6, sd=None)).dense <= 1 - FLOOR
+
+
+def test_a_query_in_a_script_the_kb_barely_has_is_dense_led() -> None:
+    korean_kb = FusionCalibration(
+        scripts={"hangul": quality(0.5, 0.6)},
+        script_share={"hangul": 0.9, "latin": 0.1},
+        chunk_count=40,
+        calibrated_at=datetime.now(UTC),
+    )
+    led = cross_script(korean_kb, "latin")
+    assert led is not None and led.dense == CROSS_SCRIPT_DENSE and "dense-led" in led.reason
+    assert cross_script(korean_kb, "hangul") is None
+    mixed = korean_kb.model_copy(update={"script_share": {"hangul": 0.45, "latin": 0.55}})
+    assert cross_script(mixed, "latin") is None
+    assert cross_script(None, "latin") is None
 
 
 def test_calibration_sees_that_minilm_cannot_read_korean(embedders) -> None:
     embedder, tokenizer = embedders.get(), LexicalTokenizer()
-    korean = _quality(embedder, tokenizer, KOREAN)
-    english = _quality(embedder, tokenizer, ENGLISH)
+    korean = measure(embedder, tokenizer, KOREAN)
+    english = measure(embedder, tokenizer, ENGLISH)
     assert korean.lexical_mrr > korean.dense_mrr
-    assert weights_for(korean)[0] == 0.0  # hybrid falls back to BM25 for Korean queries
+    assert weights_for(korean).dense < 0.5  # BM25 leads for Korean queries
     assert english.dense_mrr > 0.8
-    assert weights_for(english)[0] > 0.3  # both legs carry weight in English
+    assert weights_for(english).dense > 0.3  # both legs carry weight in English
     assert korean.queries == english.queries == 12
 
 
 @pytest.mark.parametrize("pairs", [KOREAN, ENGLISH])
 def test_calibration_is_deterministic(embedders, pairs) -> None:
     tokenizer = LexicalTokenizer()
-    assert _quality(embedders.get(), tokenizer, pairs) == _quality(
-        embedders.get(), tokenizer, pairs
-    )
+    assert measure(embedders.get(), tokenizer, pairs) == measure(embedders.get(), tokenizer, pairs)
 
 
 def test_e5_calibration_gives_korean_a_dense_weight_on_its_own_scale() -> None:
@@ -96,10 +148,15 @@ def test_e5_calibration_gives_korean_a_dense_weight_on_its_own_scale() -> None:
     from planrag.llm.embedders import EmbedderRegistry
 
     e5 = EmbedderRegistry(EmbeddingSettings(threads=1)).get()
-    korean = _quality(e5, LexicalTokenizer(), KOREAN)
+    korean = measure(e5, LexicalTokenizer(), KOREAN)
     assert korean.dense_mrr > 0.6
-    assert weights_for(korean)[0] > 0.4
+    assert weights_for(korean).dense > 0.4
     assert korean.dense_base is not None and 0.5 < korean.dense_base < 0.95
     assert rescale(korean.dense_base, korean.dense_base) == 0.0
     assert rescale(1.0, korean.dense_base) == 1.0
+    # the other end of the KB's scale: what a passage gets from a query it answers
+    assert korean.dense_top is not None and korean.dense_base < korean.dense_top < 1.0
+    assert rescale(korean.dense_top, korean.dense_base, korean.dense_top) == pytest.approx(1.0)
+    middle = (korean.dense_base + korean.dense_top) / 2
+    assert rescale(middle, korean.dense_base, korean.dense_top) == pytest.approx(0.5)
     assert rescale(0.42, None) == 0.42  # a calibration without a baseline: cosine as is

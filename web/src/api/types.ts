@@ -93,6 +93,9 @@ export interface FusionInfo {
   lexical_weight: number;
   reason: string;
   rrf_k: number | null;
+  dense_base?: number | null;
+  confidence?: number | null;
+  query_script?: string | null;
 }
 
 export interface Hit {

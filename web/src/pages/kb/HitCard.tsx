@@ -42,6 +42,9 @@ export function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
           <div data-testid="fusion">
             {t("test.fusion")}: {m.fusion.mode} · dense {m.fusion.dense_weight} · lexical{" "}
             {m.fusion.lexical_weight}
+            {m.fusion.confidence !== null && m.fusion.confidence !== undefined
+              ? ` · ${t("test.confidence")} ${m.fusion.confidence}`
+              : ""}
             {m.fusion.rrf_k ? ` · RRF k=${m.fusion.rrf_k}` : ""} — {m.fusion.reason}
           </div>
         )}

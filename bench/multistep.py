@@ -1,0 +1,225 @@
+"""Multi-step plans (issue 27): one step against multi-step, same KB, through the ask path
+(planner → steps → search → extractive answer; no LLM), and how often the rule planner adds
+steps to single-hop questions.
+
+    python -m bench.multistep ko                  # tests/fixtures/ko_company/multihop.jsonl
+    python -m bench.multistep hotpot [--limit N]  # HotpotQA-200 (../shared/data)
+    python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
+
+Per question: all-gold recall@10 (every supporting document among the 10 passages the answer is
+given: the merged passages of every step for multi-step, the search's for one step) and answer
+containment (the gold answer in the answer text). "One step" is the same server with
+`PLANRAG_PLANNER__MAX_STEPS=1` (no rule steps, no adaptive step). Both sides give the answer
+10 passages (`PLANRAG_ASK__MAX_PASSAGES=10`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.datasets import RESULTS, all_datasets  # noqa: E402
+from bench.fusion import open_runtime  # noqa: E402
+from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
+from planrag.core.settings import E5_MODEL, Settings  # noqa: E402
+from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
+from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
+from planrag.runtime import Runtime  # noqa: E402
+from planrag.services.ask import AskRequest, AskService  # noqa: E402
+from planrag.services.ask_events import ContextEvent, EndEvent, SearchPlanEvent, StepEvent  # noqa: E402
+from planrag.services.ingestion import UploadItem  # noqa: E402
+from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
+DEPTH = 10
+
+
+def service(runtime: Runtime, max_steps: int) -> AskService:
+    s = runtime.settings
+    settings = s.model_copy(
+        update={
+            "planner": s.planner.model_copy(update={"max_steps": max_steps}),
+            "ask": s.ask.model_copy(update={"max_passages": DEPTH}),
+        }
+    )
+    return AskService.build(
+        settings, runtime.metadata, runtime.retrieval, runtime.chat, runtime.executors.strategies
+    )
+
+
+def ask(asking: AskService, kb: KnowledgeBase, question: str) -> dict[str, Any]:
+    request = AskRequest(question=question, knowledge_bases=[kb.name])
+    scope = asking.scope(request, [kb])
+    found: dict[str, Any] = {"steps": [], "passages": [], "answer": ""}
+
+    async def collect() -> None:
+        async for event in asking.ask(request, scope, [kb]):
+            if isinstance(event, SearchPlanEvent):
+                found["planned"] = len(event.plan.steps)
+            elif isinstance(event, StepEvent):
+                found["steps"].append(event)
+            elif isinstance(event, ContextEvent):
+                found["passages"] = event.passages
+            elif isinstance(event, EndEvent):
+                found["end"] = event
+            elif hasattr(event, "delta"):
+                found["answer"] += event.delta
+
+    asyncio.run(collect())
+    return found
+
+
+def fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def score(found: dict[str, Any], gold: set[str], answer: str, doc_key: Any) -> dict[str, Any]:
+    top = [doc_key(p.doc_id) for p in found["passages"][:DEPTH]]
+    union = {doc_key(h.doc_id) for s in found["steps"] for h in s.hits} | set(top)
+    return {
+        "all_gold": gold <= set(top),
+        "all_gold_union": gold <= union,
+        "contains": fold(answer) in fold(found["answer"]),
+        "steps": len(found["steps"]),
+        "planned": found.get("planned", 0),
+        "adaptive": any(s.adaptive for s in found["steps"]),
+    }
+
+
+def compare(
+    runtime: Runtime, kb: KnowledgeBase, cases: list[dict[str, Any]], doc_key: Any, out: Path
+) -> dict[str, Any]:
+    sides = {"one-step": service(runtime, 1), "multi-step": service(runtime, 4)}
+    rows = []
+    started = time.perf_counter()
+    for i, case in enumerate(cases, start=1):
+        row: dict[str, Any] = {"id": case["id"], "question": case["question"]}
+        for name, asking in sides.items():
+            found = ask(asking, kb, case["question"])
+            row[name] = score(found, set(case["docs"]), case["answer"], doc_key)
+            if name == "multi-step":
+                row["step_queries"] = [s.query for s in found["steps"]]
+                row["answer"] = found["answer"][:300]
+        rows.append(row)
+        if i % 10 == 0:
+            print(f"{i}/{len(cases)} {time.perf_counter() - started:.0f} s", flush=True)
+    summary: dict[str, Any] = {"questions": len(rows)}
+    for name in sides:
+        part = [r[name] for r in rows]
+        summary[name] = {
+            "all_gold@10": round(sum(p["all_gold"] for p in part) / len(part), 3),
+            "all_gold_any_step": round(sum(p["all_gold_union"] for p in part) / len(part), 3),
+            "contains": round(sum(p["contains"] for p in part) / len(part), 3),
+            "with_steps": round(sum(p["steps"] > 0 for p in part) / len(part), 3),
+            "planned_steps": round(sum(p["planned"] > 0 for p in part) / len(part), 3),
+            "adaptive": round(sum(p["adaptive"] for p in part) / len(part), 3),
+        }
+    out.write_text(json.dumps({"summary": summary, "rows": rows}, ensure_ascii=False, indent=1))
+    return summary
+
+
+def ko_kb(runtime: Runtime) -> tuple[KnowledgeBase, dict[str, str]]:
+    """The fixture corpus in its own KB (ingested once); document id → file name."""
+    try:
+        kb = runtime.metadata.get_kb_by_name("ko_company")
+    except KnowledgeBaseNotFound:
+        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="ko_company"))
+    have = {d.filename for d in runtime.metadata.list_documents(kb.id)}
+    files = [p for p in sorted(FIXTURES.glob("*.md")) if p.name != "README.md"]
+    for path in files:
+        if path.name not in have:
+            doc = runtime.ingestion.upload(
+                kb.id, [UploadItem(filename=path.name, data=path.read_bytes())], background=False
+            )[0]
+            runtime.ingestion.index_many([doc.id])
+    runtime.bm25.index(kb.id)
+    docs = runtime.metadata.list_documents(kb.id, [DocumentStatus.completed])
+    return kb, {d.id: d.filename for d in docs}
+
+
+def run_ko(runtime: Runtime) -> None:
+    kb, names = ko_kb(runtime)
+    cases = [json.loads(line) for line in (FIXTURES / "multihop.jsonl").read_text().splitlines()]
+    out = RESULTS / "multistep_ko.json"
+    print(json.dumps(compare(runtime, kb, cases, names.get, out), indent=1))
+
+
+def run_hotpot(runtime: Runtime, limit: int | None) -> None:
+    """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
+    data = json.loads(all_datasets()["hotpotqa_200"].read_text())
+    kb = runtime.metadata.get_kb_by_name("set-hotpotqa_200")
+    runtime.bm25.index(kb.id)
+    docs = runtime.metadata.list_documents(kb.id, [DocumentStatus.completed])
+    corpus_id = {d.id: d.filename.removesuffix(".txt") for d in docs}
+    have = set(corpus_id.values())
+    cases = [
+        {"id": q, "question": text, "answer": data["answers"][q], "docs": list(data["qrels"][q])}
+        for q, text in data["queries"].items()
+        if set(data["qrels"][q]) <= have
+    ][:limit]
+    print(f"{len(cases)} questions, {len(docs)} paragraphs in the KB", flush=True)
+    out = RESULTS / "multistep_hotpot.json"
+    print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out), indent=1))
+
+
+def run_singlehop() -> None:
+    """How often the rule planner adds steps, and how often the adaptive step may be tried."""
+    for name in ("publichealthqa_ko", "allganize_rag_ko"):
+        data = json.loads(all_datasets()[name].read_text())
+        questions = list(data["queries"].values())
+        chained = [q for q in questions if len(chain_steps(q)) > 1]
+        gated = [q for q in questions if may_chain(q)]
+        print(
+            json.dumps(
+                {
+                    "set": name,
+                    "questions": len(questions),
+                    "rule_steps": len(chained),
+                    "rule_step_rate": round(len(chained) / len(questions), 4),
+                    "adaptive_gate_rate": round(len(gated) / len(questions), 4),
+                    "examples": chained[:5],
+                },
+                ensure_ascii=False,
+            )
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["ko", "hotpot", "singlehop"])
+    parser.add_argument("--model", default=E5_MODEL)
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    if args.what == "singlehop":
+        run_singlehop()
+        return
+    if args.what == "ko":
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None, data_dir=RESULTS / "multistep" / "ko" / args.model.replace("/", "_")
+        )
+        settings.embedding.model = args.model
+        settings.embedding.threads = 1
+        runtime = Runtime.open(settings)
+        try:
+            run_ko(runtime)
+        finally:
+            runtime.close()
+        return
+    runtime = open_runtime(args.model, 1)
+    try:
+        run_hotpot(runtime, args.limit)
+    finally:
+        runtime.close()
+
+
+if __name__ == "__main__":
+    main()

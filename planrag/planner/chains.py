@@ -1,0 +1,201 @@
+"""Chain questions → multi-step plans, by rule (the heuristic planner's steps).
+
+Korean, by Kiwi morphemes: a noun phrase that is itself a question, followed by 의 —
+"누리테크 대표가 졸업한 대학교의 부설 연구소는?" (a relative clause ending in an
+entity class: 대학교, 회사, 벤처캐피털, 팀 …), "한빛로보틱스의 CTO의 출신 대학은?"
+("A의 B의 C": a named A) — is searched first; its answer replaces it in the rest
+("{{s1.answer}}의 부설 연구소는?"). A relative clause naming a person or thing the next
+clause is about ("S2 개발을 총괄한 사람이 소속된 팀") splits the same way.
+English: "the X of the Y of Z", and a relative clause on a noun ("the state where X died",
+"the woman who portrayed X", "the university where X was a professor") inside a question.
+Conservative: the first part must name something (a proper noun), its head must be an entity
+class, and the rest must ask for more than the name itself; anything else stays one step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planrag.planner.schema import MAX_STEPS, PlanStep, SearchPlan
+from planrag.planner.scope import PlanScope
+from planrag.text.entities import find_mentions
+from planrag.text.korean import get_kiwi
+
+# Heads a relative clause must end in to name one thing the next step can search for.
+KO_CLASSES = (
+    "회사", "기업", "업체", "대학교", "대학", "학교", "학과", "캐피털", "투자사", "투자회사",
+    "제품", "로봇", "팀", "부서", "본부", "연구소", "기관", "도시", "나라", "국가", "고객사",
+    "파트너", "공장", "지사", "센터", "창고", "단체", "그룹", "브랜드", "사람", "인물", "창업자",
+)  # fmt: skip
+# "사람의 X" is most often generic ("감염된 사람의 격리 기간"): a person head splits only before
+# a further clause ("…총괄한 사람이 소속된 팀의 팀장").
+_GENERIC_BEFORE_OF = ("사람", "인물")
+_NAME_ONLY = {"이름", "성함", "명칭", "누구", "무엇", "어디"}
+_NOUN = ("NNG", "NNP", "SL", "SH")
+
+EN_CLASSES = [
+    "state", "country", "city", "town", "county", "university", "college", "school", "company",
+    "band", "group", "team", "film", "movie", "album", "song", "novel", "book", "magazine",
+    "newspaper", "man", "woman", "person", "actor", "actress", "singer", "director", "author",
+    "player", "writer", "artist", "musician", "politician", "president", "river", "island",
+    "league", "airport", "station", "network", "channel", "show", "series",
+]  # fmt: skip
+_EN_OF_OF = re.compile(
+    r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+(the\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+"
+    r"[A-Z][^?,;]*)",
+)
+_EN_RELATIVE = re.compile(
+    r"\b(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}?(?P<head>"
+    + "|".join(EN_CLASSES)
+    + r")\s+(?P<rel>who|whom|which|that|where|whose|in which)\s+(?P<body>[^?,;]+)",
+    re.IGNORECASE,
+)
+_PARTICIPLE = re.compile(r"\s+(\w+(?:ed|en|ded|ned|ought))$")
+
+
+@dataclass(frozen=True)
+class Split:
+    first: str  # the part searched first
+    rest: str  # the rest, with {answer} where the first part's answer goes
+
+
+def chain_steps(question: str, max_steps: int = MAX_STEPS) -> list[PlanStep]:
+    """The steps of a chain question, or [] for a one-step question."""
+    text = " ".join(question.split())
+    parts: list[str] = []
+    while len(parts) < max_steps - 1:
+        split = _split(text)
+        if split is None:
+            break
+        parts.insert(0, split.rest)
+        text = split.first
+    if not parts:
+        return []
+    queries = [text, *parts]
+    return [
+        PlanStep(
+            id=f"s{i}", query=q.replace("{answer}", f"{{{{s{i - 1}.answer}}}}") if i > 1 else q
+        )
+        for i, q in enumerate(queries, start=1)
+    ]
+
+
+def may_chain(question: str) -> bool:
+    """Loosely shaped like a chain (for the adaptive step): a relative clause on a noun or a
+    possessive, with a name in it."""
+    if not find_mentions(question):
+        return False
+    if chain_steps(question):
+        return True
+    if question.isascii():
+        return bool(_EN_RELATIVE.search(question) or _EN_OF_OF.search(question)) or bool(
+            re.search(r"\b\w+'s\s+\w+", question)
+        )
+    tokens = get_kiwi().tokenize(question)
+    return any(  # a relative clause on an entity class: "…졸업한 대학교", "…투자한 회사"
+        tokens[i].tag in _NOUN and _relative_head(tokens[: i + 1], allow_person=True)
+        for i in range(len(tokens))
+    )
+
+
+def with_steps(
+    plan: SearchPlan, question: str, scope: PlanScope, max_steps: int, max_searches: int
+) -> SearchPlan:
+    """The heuristic plan with the chain's steps, when the question is one and they fit the
+    budgets; the plan unchanged otherwise."""
+    if plan.mode != "rag" or plan.listing or plan.limit or plan.sort != "relevance":
+        return plan
+    if scope.doc_id:
+        return plan
+    steps = chain_steps(plan.query or question, max_steps)
+    kbs = len(plan.knowledge_bases or scope.names()) or 1
+    if len(steps) < 2 or len(steps) * kbs > max_searches:
+        return plan
+    why = f"chain question → {len(steps)} steps"
+    rationale = f"{plan.rationale}; {why}" if plan.rationale else why
+    return plan.model_copy(update={"version": 2, "steps": steps, "rationale": rationale})
+
+
+def _split(text: str) -> Split | None:
+    if text.isascii():
+        return _split_english(text)
+    return _split_korean(text)
+
+
+def _split_korean(text: str) -> Split | None:
+    """At the last 의 whose left part is a question of its own, else at a relative clause's
+    person or thing that the next clause is about."""
+    tokens = get_kiwi().tokenize(text)
+    for i in range(len(tokens) - 1, 0, -1):
+        if tokens[i].tag != "JKG":
+            continue
+        left, right = text[: tokens[i].start].strip(), text[tokens[i].start + tokens[i].len :]
+        if not _asks_more(right) or not find_mentions(left):
+            continue
+        before = tokens[:i]
+        if _relative_head(before, allow_person=False) or _named_of(before):
+            return Split(first=left, rest="{answer}의 " + right.strip())
+    for i, token in enumerate(tokens):
+        if token.tag not in ("JKS", "JKO") or not _relative_head(tokens[:i], allow_person=True):
+            continue
+        later = tokens[i + 1 :]
+        if any(t.tag == "ETM" for t in later) and _relative_head(tokens, allow_person=True):
+            left = text[: token.start].strip()
+            if find_mentions(left):
+                return Split(first=left, rest="{answer}" + text[token.start :].strip())
+    return None
+
+
+def _relative_head(tokens: list, allow_person: bool) -> bool:  # type: ignore[type-arg]
+    """The tokens end in a relative clause's head noun of an entity class ("졸업한 대학교")."""
+    nouns: list[str] = []
+    j = len(tokens) - 1
+    while j >= 0 and tokens[j].tag in _NOUN:
+        nouns.insert(0, tokens[j].form)
+        j -= 1
+    if not nouns or j < 0 or tokens[j].tag != "ETM":
+        return False
+    head = "".join(nouns)
+    if not allow_person and any(head.endswith(g) for g in _GENERIC_BEFORE_OF):
+        return False
+    return any(head.endswith(c) for c in KO_CLASSES)
+
+
+def _named_of(tokens: list) -> bool:  # type: ignore[type-arg]
+    """ "A의 B": a named A, then a noun B (not a date or number)."""
+    of = [k for k, t in enumerate(tokens) if t.tag == "JKG"]
+    if not of:
+        return False
+    a, b = tokens[: of[-1]], tokens[of[-1] + 1 :]
+    named = any(t.tag in ("NNP", "SL") for t in a)
+    return named and bool(b) and all(t.tag in _NOUN for t in b)
+
+
+def _asks_more(right: str) -> bool:
+    """The rest asks for something beyond the name ("부설 연구소는 …", not "이름은?")."""
+    nouns = [t.form for t in get_kiwi().tokenize(right) if t.tag in ("NNG", "NNP", "SL")]
+    return any(n not in _NAME_ONLY for n in nouns)
+
+
+def _split_english(text: str) -> Split | None:
+    match = _EN_OF_OF.search(text)
+    if match and find_mentions(match.group(1)):
+        start, end = match.span(1)
+        return Split(first=match.group(1), rest=text[:start] + "{answer}" + text[end:])
+    for match in _EN_RELATIVE.finditer(text):
+        if match.start() == 0 or not find_mentions(match.group("body")):
+            continue
+        start, end = match.span()
+        prefix = text[:start].strip()
+        if not re.search(r"\w", prefix):
+            continue
+        tail = ""
+        participle = (
+            _PARTICIPLE.search(match.group("body")) if end >= len(text.rstrip("?")) else None
+        )
+        if participle and prefix.split()[-1].lower() in ("was", "is", "were", "are"):
+            tail = " " + participle.group(1)  # "…the university where X taught founded?"
+        rest = f"{prefix} {{answer}}{tail}{text[end:]}"
+        return Split(first=text[start:end].strip(), rest=rest)
+    return None

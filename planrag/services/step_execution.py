@@ -1,0 +1,136 @@
+"""Running a multi-step plan's steps (DESIGN.md "Steps"): each step is an ordinary one-search plan
+run by the same PlanExecutor (same whitelisted executors, filters, post-processing); its answer is
+read from its passages and fills the later steps' `{{sN.answer}}`. Also the adaptive step (a
+one-search plan whose reader found a bridge entity but not the answer gets a second search) and
+the merge of every step's passages into the numbered passages the final answer cites.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import BaseModel
+
+from planrag.core.types import KnowledgeBase
+from planrag.planner.schema import PlanStep, SearchPlan
+from planrag.services.answers import Passage
+from planrag.services.ask_events import (
+    ResultHit,
+    SearchStages,
+    StepAnswer,
+    StepRecord,
+    StepStatus,
+)
+from planrag.services.ownership import Restriction
+from planrag.services.plan_execution import PlanExecutor
+from planrag.services.step_reader import StepReader
+
+ADAPTIVE_MISSING_MAX = 4  # more missing words: the first search missed, it found no bridge
+
+
+class StepResult(BaseModel):
+    record: StepRecord
+    passages: list[Passage]
+
+
+class StepRunner:
+    def __init__(self, executor: PlanExecutor, max_passages: int) -> None:
+        self._executor = executor
+        self._max_passages = max_passages
+
+    def run(
+        self,
+        plan: SearchPlan,
+        step: PlanStep,
+        answers: dict[str, str],
+        kbs: dict[str, KnowledgeBase],
+        restriction: Restriction,
+        reader: StepReader,
+        adaptive: bool = False,
+    ) -> StepResult:
+        """One step: fill its query, search as an ordinary plan, read its answer."""
+        started = time.perf_counter()
+        query = step.filled(answers)
+        step_plan = plan.step_plan(step, query)
+        passages, stages = self._executor.execute(step_plan, query, kbs, restriction)
+        answer = reader.read(query, passages) if passages else None
+        return step_result(step, query, step_plan, passages, stages, answer, started, adaptive)
+
+    def merge(self, results: list[StepResult]) -> list[Passage]:
+        """Every step's passages, interleaved (each step's best first, the latest step leading),
+        each chunk once, renumbered 1… up to the passage budget: the answer cites all steps."""
+        queues = [list(r.passages) for r in reversed(results)]
+        merged: list[Passage] = []
+        seen: set[str] = set()
+        while any(queues) and len(merged) < self._max_passages:
+            for queue in queues:
+                while queue and queue[0].chunk_id in seen:
+                    queue.pop(0)
+                if queue and len(merged) < self._max_passages:
+                    passage = queue.pop(0)
+                    seen.add(passage.chunk_id)
+                    merged.append(passage.model_copy(update={"n": len(merged) + 1}))
+        return merged
+
+
+def step_result(
+    step: PlanStep,
+    query: str,
+    plan: SearchPlan,
+    passages: list[Passage],
+    stages: SearchStages,
+    answer: StepAnswer | None,
+    started: float,
+    adaptive: bool = False,
+) -> StepResult:
+    """A step's record: what it searched, found and read, or why it found nothing."""
+    status: StepStatus = "ok" if answer else ("no_answer" if passages else "empty")
+    reason = None
+    if status == "empty":
+        reason = f"no passage matched {query!r}"
+    elif status == "no_answer":
+        reason = f"{len(passages)} passages, none of which names an answer to {query!r}"
+    record = StepRecord(
+        id=step.id,
+        query=query,
+        planned=step.query,
+        plan=plan,
+        hits=[ResultHit.of(p) for p in passages],
+        stages=stages,
+        answer=answer,
+        status=status,
+        reason=reason,
+        adaptive=adaptive,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+    return StepResult(record=record, passages=passages)
+
+
+def adaptive_step(question: str, reader: StepReader, first: StepResult) -> PlanStep | None:
+    """A second search when the first found a bridge but not the answer: its passages name an
+    entity the question does not, and miss a few of the question's content words (those are
+    searched with the bridge). Conservative: a first search holding every word, or missing
+    most of them, gets no second step."""
+    if first.record.answer is None or not first.passages:
+        return None
+    if reader.covers(question, first.passages):
+        return None
+    missing = reader.missing(question, first.passages)
+    if not missing or len(missing) > ADAPTIVE_MISSING_MAX:
+        return None
+    return PlanStep(id="s2", query=f"{{{{s1.answer}}}} {' '.join(missing)}"[:500])
+
+
+def step_answer_text(results: list[StepResult], merged: list[Passage]) -> str:
+    """The extractive answer of a chain: each step's sentence, cited with its merged number."""
+    number = {p.chunk_id: p.n for p in merged}
+    parts: list[str] = []
+    for result in results:
+        answer = result.record.answer
+        if answer is None:
+            continue
+        chunk = next((p.chunk_id for p in result.passages if p.n == answer.passage), None)
+        n = number.get(chunk or "")
+        if n is not None and answer.sentence not in " ".join(parts):
+            parts.append(f"{answer.sentence} [{n}]")
+    return " ".join(parts)

@@ -1,0 +1,81 @@
+"""The step reader: the bridge answer a step reads from its passages (the name its best sentence
+adds to the query, typed by the query's head noun), and the adaptive step's coverage checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planrag.services.answers import Passage
+from planrag.services.step_reader import StepReader, candidates, head_noun
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ko_company"
+
+
+def passages(*names: str) -> list[Passage]:
+    return [
+        Passage(
+            n=i,
+            chunk_id=f"c{i}",
+            doc_id=name,
+            knowledge_base="ko",
+            score=1.0,
+            content=(FIXTURES / name).read_text(encoding="utf-8"),
+        )
+        for i, name in enumerate(names, start=1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "docs", "answer"),
+    [
+        ("누리테크 대표가 졸업한 대학교", ["nuritech.md", "hanbit_company.md"], "한결대학교"),
+        ("누리테크 대표", ["nuritech.md"], "이서준"),
+        ("한빛로보틱스의 CTO", ["org_chart.md", "hanbit_company.md"], "박지은"),
+        ("최민호이 소속된 팀", ["org_chart.md", "nuribot_products.md"], "자율주행팀"),
+        ("푸른벤처스의 대표는 누구인가요?", ["investment.md"], "한지훈"),
+        ("누리봇 S2 개발을 총괄한 사람", ["nuribot_products.md", "field_report.md"], "최민호"),
+    ],
+)
+def test_the_bridge_is_the_name_the_best_sentence_adds(
+    query: str, docs: list[str], answer: str
+) -> None:
+    read = StepReader().read(query, passages(*docs))
+    assert read is not None and read.text == answer
+    assert answer in read.sentence and read.source == "extractive"
+
+
+def test_english_bridges_are_capitalised_names() -> None:
+    text = (
+        "Bluewave Logistics is headquartered in Singapore. "
+        "Its chief executive officer is Maria Tan."
+    )
+    found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
+    read = StepReader().read("the chief executive officer of Bluewave Logistics", found)
+    assert read is not None and read.text == "Maria Tan"
+
+
+def test_nothing_to_read_is_none() -> None:
+    assert StepReader().read("누리테크 대표", []) is None
+    unrelated = passages("places.md")
+    assert StepReader().read("화성 탐사선 발사 일정", unrelated) is None
+
+
+def test_candidates_cut_particles_at_morpheme_boundaries() -> None:
+    assert candidates("한빛로보틱스의 연구개발본부는 박지은 CTO가 이끈다.")[:3] == [
+        "한빛로보틱스",
+        "박지은",
+        "CTO",
+    ]
+    assert "누리봇 S2" in candidates("누리봇 S2 개발은 최민호 수석연구원이 총괄했다.")
+    assert head_noun("한빛로보틱스에 투자한 벤처캐피털") == "벤처캐피털"
+    assert head_noun("the state where Hello Love's performer died") == "state"
+
+
+def test_coverage_and_missing_words() -> None:
+    reader = StepReader()
+    found = passages("nuritech.md")
+    assert reader.covers("누리테크 대표 이서준", found)
+    assert not reader.covers("누리테크 대표가 졸업한 대학교의 총장", found)
+    assert "총장" in " ".join(reader.missing("누리테크 대표가 졸업한 대학교의 총장은?", found))
