@@ -97,7 +97,12 @@ class LLMPlanner:
             try:
                 parsed = parse_plan(raw, notes)
                 plan = apply_policy(
-                    parsed, scope, self._tz, self._settings.max_steps, self._settings.max_searches
+                    parsed,
+                    scope,
+                    self._tz,
+                    self._settings.max_steps,
+                    self._settings.max_searches,
+                    question=question,
                 )
             except PlanRejected as exc:
                 errors.append(str(exc))

@@ -128,6 +128,26 @@ def test_plan_cases_through_the_plan_endpoint(client: TestClient) -> None:
         SearchPlan.model_validate(plan)
 
 
+def test_plan_inspection_of_a_follow_up_shows_the_standalone_question(client: TestClient) -> None:
+    now = "2025-11-21T10:00:00+09:00"
+    messages = [
+        {"role": "user", "content": "2025년 인사 규정 변경 알려줘"},
+        {"role": "assistant", "content": "2025년 1월 1일부터 개정된 인사 규정을 시행합니다."},
+        {"role": "user", "content": "그럼 작년에는?"},
+        {"role": "assistant", "content": "2024년에는 …"},
+    ]
+    body = {"question": "요약해줘", "now": now, "messages": messages}
+    envelope = client.post("/ai/v2/plan", json=body).json()
+    followup = envelope["followup"]
+    # the third turn keeps the topic and the time of the second (itself a follow-up)
+    assert "인사 규정" in followup["standalone"] and "작년" in followup["standalone"]
+    assert envelope["plan"]["filters"]["time"]["from"] == "2024-01-01"
+    plain = client.post("/ai/v2/plan", json={"question": "요약해줘", "now": now}).json()
+    assert plain.get("followup") is None and plain["plan"]["filters"]["time"] is None
+    unknown = {"question": "요약해줘", "now": now, "conversation_id": "never-seen"}
+    assert client.post("/ai/v2/plan", json=unknown).json().get("followup") is None
+
+
 def test_plan_refuses_unknown_knowledge_bases_and_long_questions(client: TestClient) -> None:
     response = client.post("/ai/v2/plan", json={"question": "x", "knowledge_bases": ["nope"]})
     assert response.status_code == 404
