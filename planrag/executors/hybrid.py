@@ -2,9 +2,11 @@
 
 - `sequential` (default): BM25 candidates (plus the dense leg's own candidates when it carries
   weight), ordered by the weighted sum of the normalised BM25 score and the cosine similarity
-  rescaled by the KB's dense baseline (the cosine unrelated passages get, measured at
-  calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum). With
-  equal legs this is spec 001's "BM25 candidates, then vector ordering".
+  on the KB's own scale: its baseline (the cosine unrelated passages get, measured at
+  calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum) → 0 and
+  the cosine a typical match gets → 1; a passage in another script than the query's is compared
+  with that script's baseline. With equal legs this is spec 001's "BM25 candidates, then vector
+  ordering".
 - `parallel`: both legs independently, ordered by weighted Reciprocal Rank Fusion (k
   configurable). The shown score is the RRF score scaled by (k + 1) — 1.0 for a chunk first in
   both legs, in [0, 1] — so hits are in score order (the weighted sum would not be).

@@ -327,13 +327,14 @@ class AskService:
         readable: list[KnowledgeBase],
         principal: str | None = None,
         followup: FollowUp | None = None,
+        fixed: bool = False,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors. Stages: plan → search → answer → end,
         each recorded in the ask's trace."""
         run = _AskRun(request, principal)
         try:
-            envelope = await self._plan_stage(run, scope, followup)
+            envelope = await self._plan_stage(run, scope, followup, fixed)
             yield _plan_event(envelope, scope, request)
             passages: list[Passage] = []
             exists = False
@@ -374,13 +375,15 @@ class AskService:
         yield last
 
     async def _plan_stage(
-        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None
+        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None, fixed: bool = False
     ) -> PlanEnvelope:
         model = run.request.llm.model if run.request.llm else None
-        # Planning goes ahead of other asks' searches (services/admission.py).
-        envelope = await self._stages.front(
-            lambda: self._planner.plan(run.request.question, scope, model)
-        )
+        if fixed:  # spec 002's v1 pipeline: the same plan for every question
+            envelope = self._planner.fixed(scope)
+        else:  # planning goes ahead of other asks' searches (services/admission.py)
+            envelope = await self._stages.front(
+                lambda: self._planner.plan(run.request.question, scope, model)
+            )
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
         envelope = _with_categories(envelope, run.request.category_ids)

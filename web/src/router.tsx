@@ -1,7 +1,7 @@
 // Client routes. The server answers every non-API GET with index.html, so these deep links work.
 
 import { lazy, Suspense, type ReactNode } from "react";
-import { createBrowserRouter } from "react-router";
+import { createBrowserRouter, type RouteObject } from "react-router";
 
 import { Layout } from "./components/Layout";
 import { AskPage } from "./pages/AskPage";
@@ -10,6 +10,7 @@ import { DocumentsTab } from "./pages/kb/DocumentsTab";
 import { KbLayout } from "./pages/kb/KbLayout";
 import { PlaygroundTab } from "./pages/kb/PlaygroundTab";
 import { SettingsTab } from "./pages/kb/SettingsTab";
+import { NotFound } from "./pages/NotFound";
 import { PlanInspector } from "./pages/PlanInspector";
 import { SignIn } from "./pages/SignIn";
 import { TraceDetail } from "./pages/TraceDetail";
@@ -19,7 +20,7 @@ import { TracesPage } from "./pages/TracesPage";
 const GraphTab = lazy(() => import("./pages/kb/GraphTab"));
 const suspended = (node: ReactNode) => <Suspense fallback={<p>…</p>}>{node}</Suspense>;
 
-export const router = createBrowserRouter([
+export const routes: RouteObject[] = [
   {
     path: "/",
     element: <Layout />,
@@ -40,6 +41,9 @@ export const router = createBrowserRouter([
       { path: "traces", element: <TracesPage /> },
       { path: "traces/:traceId", element: <TraceDetail /> },
       { path: "signin", element: <SignIn /> },
+      { path: "*", element: <NotFound /> },
     ],
   },
-]);
+];
+
+export const router = createBrowserRouter(routes);

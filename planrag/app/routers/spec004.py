@@ -22,14 +22,18 @@ from planrag.app.dependencies import (
     AskDep,
     DocumentSearchDep,
     GraphExplorerDep,
+    RuntimeDep,
     SettingsDep,
     UserAccessDep,
 )
 from planrag.app.dialect_errors import describe, dialect_route, elapsed
 from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragError
 from planrag.core.types import KnowledgeBase
+from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest, AskService
+from planrag.services.dialects.background_cache import BackgroundCache
+from planrag.services.dialects.document_search import DocumentHit
 from planrag.services.graph_view import GraphExplorer
 
 TAG = "spec-004"
@@ -133,6 +137,7 @@ class LocalChunk(BaseModel):
     score: float = Field(description="final score (hybrid retrieval), [0, 1]")
     similarity: float | None = Field(description="cosine similarity to the query, [0, 1]")
     file_path: str = Field(description="extension: the document's file name or spec-000 id")
+    document_id: str = Field(description="extension: planrag's document id")
     resource: str = Field(description="extension: the rag:// URI it came from")
 
 
@@ -162,6 +167,11 @@ class BackgroundMetadata(BaseModel):
     )
     trace_id: str | None = Field(default=None, description="extension: GET /ai/v2/traces/{id}")
     note: str | None = Field(default=None, description="extension: why a list is empty")
+    cached: bool = Field(
+        default=False,
+        description="extension: served from the cache (the same request over the same "
+        "index versions of the resources)",
+    )
 
 
 class BackgroundResult(BaseModel):
@@ -292,6 +302,29 @@ def _graph_of(
     return list(entities.values()), list(relationships.values())
 
 
+MAX_CANDIDATES = 200
+
+
+def _distinct(hits: list[DocumentHit]) -> list[DocumentHit]:
+    """Best first, one hit per passage text (whitespace-insensitive)."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        key = " ".join(hit.text.split())
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept
+
+
+def _cache(request: Request, runtime: Runtime) -> BackgroundCache[BackgroundResult]:
+    state = request.app.state
+    if getattr(state, "spec004_background_cache", None) is None:
+        state.spec004_background_cache = BackgroundCache[BackgroundResult](runtime.metadata)
+    cache: BackgroundCache[BackgroundResult] = state.spec004_background_cache
+    return cache
+
+
 def _knowledge_bases(access: KnowledgeBaseAccess, uris: list[str]) -> list[KnowledgeBase]:
     names = [uri[len(URI_SCHEME) :] for uri in uris if uri.startswith(URI_SCHEME)]
     if not uris or len(names) != len(uris) or not all(names):
@@ -316,6 +349,7 @@ def retrieve(
     ask: AskDep,
     explorer: GraphExplorerDep,
     settings: SettingsDep,
+    runtime: RuntimeDep,
 ) -> RetrieveEnvelope:
     """`local_search`: the best `max_results` chunks of the resources (hybrid retrieval, at
     most 50 per resource). `background_search`: an answer planned and grounded by the ask
@@ -326,20 +360,32 @@ def retrieve(
         raise InvalidInput(INVALID_SEARCH_TYPE)
     kbs = _knowledge_bases(access, body.resources)
     if body.background_search:
-        return RetrieveEnvelope(
-            result=_background(body, kbs, access, ask, Graph(explorer, settings.graph.hops)),
-            execution_time=elapsed(request),
+        cache = _cache(request, runtime)
+        key = (body.query, tuple(kb.id for kb in kbs), access.user)
+        background, cached = cache.get_or_make(
+            key,
+            kbs,
+            lambda: _background(body, kbs, access, ask, Graph(explorer, settings.graph.hops)),
         )
-    hits = search.search(access, kbs, body.query, body.max_results)
+        if cached:
+            background = background.model_copy(
+                update={"metadata": background.metadata.model_copy(update={"cached": True})}
+            )
+        return RetrieveEnvelope(result=background, execution_time=elapsed(request))
+    # Candidates from every resource, then one chunk per passage: the same text indexed in
+    # several knowledge bases comes back once, from where it scored best.
+    wide = min(MAX_CANDIDATES, body.max_results * len(kbs))
+    hits = _distinct(search.search(access, kbs, body.query, wide))[: body.max_results]
     chunks = [
         LocalChunk(
             id=h.chunk_id,
-            doc_id=h.document.doc_id,
+            doc_id=h.document.filename,  # the spec's file path ("docs/rag.md")
             content=h.text,
             chunk_index=h.hit.metadata.position or 0,
             score=round(h.score, 6),
             similarity=None if h.similarity is None else round(h.similarity, 6),
             file_path=h.document.filename,
+            document_id=h.document.doc_id,
             resource=f"{URI_SCHEME}{h.knowledge_base}",
         )
         for h in hits

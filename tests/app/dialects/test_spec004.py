@@ -230,3 +230,45 @@ def test_error_events_raise_their_own_errors() -> None:
     assert ErrorEvent(code="knowledge_base_not_found", message="m").to_exception().status == 404
     assert ErrorEvent(code="store_unavailable", message="m").to_exception().status == 503
     assert ErrorEvent(code="no_such_code", message="m").to_exception().status == 500
+
+
+def test_a_passage_in_several_resources_comes_back_once(client: TestClient) -> None:
+    """The same passage indexed in three knowledge bases is one chunk (from where it scored
+    best), not three; `doc_id` is the document's file path, planrag's id is `document_id`."""
+    for domain in ("team-a", "team-b", "team-c"):
+        assert client.post("/rag/insert", json={**RAG, "domain": domain}).status_code == 200
+    kb = client.post("/api/knowledge-bases", json={"name": "files"}).json()
+    text = "RAG retrieves passages before it answers; the guide explains the retriever.".encode()
+    uploaded = client.post(
+        f"/api/knowledge-bases/{kb['id']}/documents", files=[("files", ("guide.md", text))]
+    ).json()[0]
+    wait_indexed(client)
+    resources = ["rag://team-a", "rag://team-b", "rag://team-c", "rag://files"]
+    body = {"query": "RAG", "max_results": 10, "local_search": True, "resources": resources}
+    chunks = client.post("/api/v1/retrieve", json=body).json()["result"]["chunks"]
+    contents = [" ".join(c["content"].split()) for c in chunks]
+    assert len(contents) == len(set(contents)) == 2
+    guide = next(c for c in chunks if c["resource"] == "rag://files")
+    assert guide["doc_id"] == "guide.md" == guide["file_path"]
+    assert guide["document_id"] == uploaded["id"]
+
+
+def test_a_repeated_background_search_is_served_from_the_cache(client: TestClient) -> None:
+    """Keyed by the request and the resources' index versions: a new document misses it."""
+    assert client.post("/rag/insert", json=RAG).status_code == 200
+    wait_indexed(client)
+    body = {"query": "What is RAG?", "resources": ["rag://default"], "background_search": True}
+    first = client.post("/api/v1/retrieve", json=body).json()["result"]
+    again = client.post("/api/v1/retrieve", json=body).json()["result"]
+    assert first["metadata"]["cached"] is False and again["metadata"]["cached"] is True
+    assert again["background"] == first["background"]
+    assert again["metadata"]["trace_id"] == first["metadata"]["trace_id"]
+    other = client.post("/api/v1/retrieve", json={**body, "query": "RAG란?"}).json()["result"]
+    assert other["metadata"]["cached"] is False
+    assert client.post("/rag/insert", json={**RAG, "title": "RAG 2"}).status_code == 200
+    wait_indexed(client)
+    after = client.post("/api/v1/retrieve", json=body).json()["result"]
+    assert (
+        after["metadata"]["cached"] is False
+        and after["metadata"]["trace_id"] != first["metadata"]["trace_id"]
+    )
