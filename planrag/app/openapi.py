@@ -109,7 +109,7 @@ def _document_route(
 
 def _limits(document: dict[str, Any], settings: Settings) -> None:
     schemas = document.get("components", {}).get("schemas", {})
-    for name in ("PlanRequest", "AskRequest"):
+    for name in ("PlanRequest", "PlanConversationRequest", "AskRequest", "ConversationRequest"):
         question = schemas.get(name, {}).get("properties", {}).get("question")
         if question is not None:
             question["maxLength"] = settings.ask.max_question_chars

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from planrag.planner import query_text, time_range
+from planrag.planner.references import resolve_reference, with_particle
 from planrag.planner.schema import FollowUp
 from planrag.planner.time_range import DateRange
 from planrag.text.entities import extract_entities, strip_particles
@@ -95,6 +96,15 @@ _KO_DEMONSTRATIVE = re.compile(
 )
 
 
+# "연합뉴스 것만 보여줘", "only the ones from Reuters": the same question, narrowed.
+_NARROWING = re.compile(
+    r"^\s*(?P<what>\S.{0,40}?)\s*(?:것|거|기사|글|뉴스|자료|문서)(?:들)?\s*만(?:\s|$|[?.!,])"
+    r"|^\s*(?:only|just)\s+(?:the\s+)?(?:ones?|articles?|posts?|news)\s+(?P<what2>(?:from|by)\s+.{1,40}?)"
+    r"\s*[?.!]*$",
+    re.IGNORECASE,
+)
+
+
 def trim_history(history: list[Turn], budget_chars: int) -> list[Turn]:
     """The most recent turns whose text fits `budget_chars` (oldest dropped first)."""
     kept: list[Turn] = []
@@ -129,13 +139,19 @@ def resolve(question: str, history: list[Turn], now: datetime, tz: ZoneInfo) -> 
         result.standalone = shifted
         result.carried += ["topic", "time"]
         return result
+    replaced = resolve_reference(question, previous.asked, previous.answer)
     entity = _main_entity(previous)
-    if entity and (_EN_PRONOUN.search(question) or _KO_DEMONSTRATIVE.search(question)):
-        replaced = _EN_PRONOUN.sub(entity, question, count=1)
-        if replaced == question:
-            replaced = _KO_DEMONSTRATIVE.sub(entity, question, count=1)
+    pronoun = _EN_PRONOUN.search(question) or _KO_DEMONSTRATIVE.search(question)
+    if replaced is None and entity and pronoun:  # a pronoun for the previous subject
+        replaced = with_particle(question, pronoun.start(), pronoun.end(), entity)
+    if replaced is not None and replaced != question:
         result.standalone = _OPENERS.sub("", replaced).strip() or replaced
         result.carried.append("entity")
+        return result
+    if m := _NARROWING.match(_OPENERS.sub("", question)):  # "연합뉴스 것만 보여줘"
+        what = (m["what"] or m["what2"]).strip()
+        result.standalone = f"{what} {previous.asked}" if m["what"] else f"{previous.asked} {what}"
+        result.carried += ["topic", "time"]
         return result
     if _is_bare(question, now, tz):  # "그럼 요약해줘": the same topic again
         result.standalone = f"{previous.asked} {_OPENERS.sub('', question).strip()}".strip()

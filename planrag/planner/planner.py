@@ -97,7 +97,12 @@ class LLMPlanner:
             try:
                 parsed = parse_plan(raw, notes)
                 plan = apply_policy(
-                    parsed, scope, self._tz, self._settings.max_steps, self._settings.max_searches
+                    parsed,
+                    scope,
+                    self._tz,
+                    self._settings.max_steps,
+                    self._settings.max_searches,
+                    question=question,
                 )
             except PlanRejected as exc:
                 errors.append(str(exc))
@@ -173,6 +178,13 @@ class Planner:
             now=_iso(scope),
         )
         return self._finish(envelope, scope, timings, started)
+
+    def fixed(self, scope: PlanScope) -> PlanEnvelope:
+        """Spec 002's v1 pipeline as an envelope (`POST /ai/v1/ask`): no planner, no relaxing."""
+        started = time.perf_counter()
+        envelope = PlanEnvelope(plan=self.fixed_plan(scope), source="fixed", now=_iso(scope))
+        envelope.timings_ms = {"total": _ms(started)}
+        return envelope
 
     def fixed_plan(self, scope: PlanScope) -> SearchPlan:
         """Spec 002's v1 pipeline: fixed strategy, top_k and threshold, no filters."""

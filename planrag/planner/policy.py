@@ -120,8 +120,11 @@ def apply_policy(
     tz: ZoneInfo,
     max_steps: int = MAX_STEPS,
     max_searches: int = 2 * MAX_STEPS,
+    question: str | None = None,
 ) -> SearchPlan:
-    """The plan as it will run. Raises PlanRejected for what only a new plan can fix."""
+    """The plan as it will run. Raises PlanRejected for what only a new plan can fix. With the
+    `question`, a time filter on a date the question asks about the world ("1989년 … 파견된
+    인물은?") is dropped and its words go back into the search text (docs/planner.md)."""
     names = scope.names()
     refused = [name for name in plan.knowledge_bases if name not in names]
     if refused:
@@ -135,7 +138,34 @@ def apply_policy(
             )
     if plan.steps:
         _check_budget(plan, len(plan.knowledge_bases or names), max_steps, max_searches)
-    return _ground(plan, scope, tz)
+    grounded = _ground(plan, scope, tz)
+    return _world_time(grounded, question, scope, tz) if question else grounded
+
+
+WORLD_TIME = "dates the world, not the documents: no time filter (policy)"
+
+
+def _world_time(plan: SearchPlan, question: str, scope: PlanScope, tz: ZoneInfo) -> SearchPlan:
+    """The plan without a time filter the rules read as world time; unchanged when the rules
+    see no time words at all (the LLM may know a phrase they do not)."""
+    from planrag.planner.heuristic import read_question  # the rules' reading of the question
+
+    if plan.filters.time is None or scope.doc_id:
+        return plan
+    found = time_range.resolve(question, scope.now, tz)
+    if found is None or read_question(question, scope.now, tz).time is not None:
+        return plan
+    query = plan.query
+    if query and found.expression not in query:
+        query = f"{found.expression} {query}"
+    return plan.model_copy(
+        update={
+            "filters": plan.filters.model_copy(update={"time": None}),
+            "query": query,
+            "listing": False,
+            "rationale": f"{plan.rationale}; '{found.expression}' {WORLD_TIME}".lstrip("; "),
+        }
+    )
 
 
 def _check_budget(plan: SearchPlan, kbs: int, max_steps: int, max_searches: int) -> None:
@@ -233,7 +263,9 @@ def policy_notes(before: SearchPlan, after: SearchPlan) -> list[str]:
     if b.doc_ids != a.doc_ids:
         notes.append("doc_ids are set by document mode only")
     if b.time != a.time and b.time is not None:
-        if a.time is None:
+        if a.time is None and WORLD_TIME in after.rationale:
+            notes.append(f"time filter {b.time.expression!r} dropped: it {WORLD_TIME}")
+        elif a.time is None:
             notes.append("time filter without dates or a parsable expression dropped")
         elif (b.time.from_, b.time.to) != (a.time.from_, a.time.to):
             notes.append(

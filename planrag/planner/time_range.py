@@ -148,7 +148,10 @@ _YEAR_KO = (
 )
 _PART_KO = r"(?P<part>초순|중순|하순|초|중|말)(?![가-힣])|(?P<part2>초순|중순|하순|초|말)(?=[에의부까쯤경은는])"  # noqa: E501
 _YEAR_EN = r"(?P<y>(?:19|20)\d{2})"
-_PART_EN = r"(?P<part>early|mid|late|end\s+of)"
+_PART_EN = (
+    r"(?P<part>early|mid|late|(?:the\s+)?(?:end|beginning|start|middle)\s+of|(?:in\s+)?the\s+"
+    r"(?:first|second|last)\s+third\s+of)"
+)
 
 
 def _n(name: str) -> str:
@@ -491,13 +494,23 @@ def _en_season(m: re.Match[str], today: date) -> tuple[date, date]:
 
 
 _EN_MONTH_FIRST = (
-    rf"(?:{_PART_EN}\s+)?{_MON}(?:\s+(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?)?"
+    rf"(?:{_PART_EN}[\s-]+)?{_MON}(?:\s+(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?)?"
     rf"(?:,?\s+{_YEAR_EN})?(?![a-z])"
 )
 _EN_DAY_FIRST = (
     rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON.replace('?P<mon>', '?P<mon2>')}"
     rf"(?:,?\s+{_YEAR_EN.replace('?P<y>', '?P<y3>')})?"
 )
+
+
+def _en_part(text: str) -> str:
+    """ "early", "mid" or "late" for the English words of a third of a month."""
+    words = text.lower().split()
+    if any(w in ("mid", "middle", "second") for w in words):
+        return "mid"
+    if any(w in ("late", "end", "last") for w in words):
+        return "late"
+    return "early"
 
 
 @rule(f"{_EN_MONTH_FIRST}|{_EN_DAY_FIRST}")
@@ -517,7 +530,7 @@ def _en_month(m: re.Match[str], today: date) -> tuple[date, date] | _Span | None
     ):  # noqa: E501
         return None  # a lower-case abbreviation alone is too ambiguous
     month = MONTHS_EN[name]
-    part = (m["part"] or "").lower().split()[0] if m["part"] else None
+    part = _en_part(m["part"]) if m["part"] else None
     try:
         if year_text:
             return _month_day(int(year_text), month, day, part)
@@ -684,4 +697,4 @@ def parse_absolute(
 
 # More phrasings (native Korean counts, year-relative halves/quarters, ordinal weeks of a month…)
 # register their rules on import; kept in their own module to keep this one readable.
-from planrag.planner import time_phrases  # noqa: E402, F401
+from planrag.planner import holidays, time_phrases  # noqa: E402, F401

@@ -30,7 +30,7 @@ from planrag.planner.conversation import Source, Turn, resolve, trim_history
 from planrag.planner.schema import FollowUp
 from planrag.prompts import render
 from planrag.services.answers import Passage
-from planrag.services.ask import AskRequest
+from planrag.services.ask import AskRequest, PlanRequest
 from planrag.services.ask_events import (
     AnswerEvent,
     AskEvent,
@@ -42,7 +42,13 @@ from planrag.stores.conversations import ConversationStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ChatMessage", "ConversationRequest", "ConversationService", "Prepared"]
+__all__ = [
+    "ChatMessage",
+    "ConversationRequest",
+    "ConversationService",
+    "PlanConversationRequest",
+    "Prepared",
+]
 
 CONDENSE_TIMEOUT_S = 8.0
 _SCHEMA = {
@@ -78,6 +84,21 @@ class ConversationRequest(AskRequest):
     )
 
 
+class PlanConversationRequest(PlanRequest):
+    """A plan inspection that may continue a conversation, like an ask (`/ai/v2/plan`): the
+    envelope's `followup` shows the standalone question the plan was made from."""
+
+    conversation_id: str | None = Field(
+        default=None, max_length=64, pattern=r"^[A-Za-z0-9_.:\-]+$",
+        description="a conversation the server keeps (read, never written, by plan inspection)",
+    )  # fmt: skip
+    history: list[ChatMessage] = Field(default_factory=list, max_length=200)
+    messages: list[ChatMessage] = Field(default_factory=list, max_length=200)
+
+    def continues(self) -> bool:
+        return bool(self.conversation_id or self.history or self.messages)
+
+
 @dataclass
 class Prepared:
     request: AskRequest
@@ -106,8 +127,8 @@ class ConversationService:
     def prepare(self, request: ConversationRequest, principal: str | None) -> Prepared:
         owner = principal or "anonymous"
         conversation_id = request.conversation_id or uuid.uuid4().hex
-        turns = self._turns(request, conversation_id, owner)
         now = (request.now or datetime.now(self._tz)).astimezone(self._tz)
+        turns = self._turns(request, conversation_id, owner, now)
         followup = self.condense(request.question, turns, now, request.llm)
         changes: dict[str, object] = {"question": followup.standalone}
         if not request.knowledge_bases and followup.knowledge_bases:
@@ -156,14 +177,21 @@ class ConversationService:
             raise ValueError("the LLM's standalone question is empty or too long")
         return standalone
 
-    def _turns(self, request: ConversationRequest, conversation_id: str, owner: str) -> list[Turn]:
+    def _turns(
+        self, request: ConversationRequest, conversation_id: str, owner: str, now: datetime
+    ) -> list[Turn]:
+        """The earlier turns: the stored ones, or those of `messages`/`history`, each earlier
+        question made standalone by the rules in order, as the server did for a stored
+        conversation (a third turn's "그럼 요약해줘" then keeps the topic and time of the
+        first)."""
         stored = self._store.turns(conversation_id, owner) if request.conversation_id else None
         if stored:
             return [Turn.model_validate(t) for t in stored]
         turns: list[Turn] = []
         for message in [*request.history, *request.messages]:
             if message.role == "user":
-                turns.append(Turn(question=message.content))
+                standalone = resolve(message.content, turns, now, self._tz).standalone
+                turns.append(Turn(question=message.content, standalone=standalone))
             elif message.role == "assistant" and turns:
                 turns[-1].answer = message.content
         return turns

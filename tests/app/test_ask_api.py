@@ -128,6 +128,26 @@ def test_plan_cases_through_the_plan_endpoint(client: TestClient) -> None:
         SearchPlan.model_validate(plan)
 
 
+def test_plan_inspection_of_a_follow_up_shows_the_standalone_question(client: TestClient) -> None:
+    now = "2025-11-21T10:00:00+09:00"
+    messages = [
+        {"role": "user", "content": "2025년 인사 규정 변경 알려줘"},
+        {"role": "assistant", "content": "2025년 1월 1일부터 개정된 인사 규정을 시행합니다."},
+        {"role": "user", "content": "그럼 작년에는?"},
+        {"role": "assistant", "content": "2024년에는 …"},
+    ]
+    body = {"question": "요약해줘", "now": now, "messages": messages}
+    envelope = client.post("/ai/v2/plan", json=body).json()
+    followup = envelope["followup"]
+    # the third turn keeps the topic and the time of the second (itself a follow-up)
+    assert "인사 규정" in followup["standalone"] and "작년" in followup["standalone"]
+    assert envelope["plan"]["filters"]["time"]["from"] == "2024-01-01"
+    plain = client.post("/ai/v2/plan", json={"question": "요약해줘", "now": now}).json()
+    assert plain.get("followup") is None and plain["plan"]["filters"]["time"] is None
+    unknown = {"question": "요약해줘", "now": now, "conversation_id": "never-seen"}
+    assert client.post("/ai/v2/plan", json=unknown).json().get("followup") is None
+
+
 def test_plan_refuses_unknown_knowledge_bases_and_long_questions(client: TestClient) -> None:
     response = client.post("/ai/v2/plan", json={"question": "x", "knowledge_bases": ["nope"]})
     assert response.status_code == 404
@@ -223,6 +243,23 @@ def test_the_user_id_rule_is_visible_in_the_plan_event(plain: Served) -> None:
     assert "per_user" in scope["rule"]
     assert event["spec002"]["mode"] == "rag"
     assert event["spec002"]["filters"]["category_ids"] == ["7"]
+
+
+def test_v1_is_the_fixed_pipeline_beside_v2(plain: Served) -> None:
+    """Spec 002's v1 route: the same plan for every question (no planner, no time filter)."""
+    body = {"question": "9월 메타버스 기사 2개만", "now": NOW}
+    with httpx.stream("POST", f"{plain.url}/ai/v1/ask", json=body, timeout=120) as r:
+        assert r.status_code == 200, r.read()
+        stream = list(events(r))
+    assert names(stream) == RAG_EVENTS
+    event = data(stream, "search_plan")
+    plan = event["plan"]
+    assert event["source"] == "fixed" and event["relaxed"] is None
+    assert (plan["strategy"], plan["top_k"], plan["threshold"]) == ("hybrid", 5, 0.2)
+    assert plan["filters"]["time"] is None and plan["limit"] is None
+    assert len(data(stream, "search_result")["hits"]) <= 5
+    v2 = data(plain.ask(**body), "search_plan")
+    assert v2["source"] == "heuristic" and v2["plan"]["filters"]["time"] is not None
 
 
 def test_bad_requests_fail_before_the_stream(plain: Served) -> None:

@@ -227,3 +227,26 @@ def test_an_llm_plan_turns_graph_search_on_within_the_policy(
     else:
         assert not graph.enabled
         assert "graph search disabled: no selected knowledge base has a graph" in joined
+
+
+def test_an_llm_filter_on_an_event_date_is_corrected_by_the_policy(planner, script) -> None:  # type: ignore[no-untyped-def]
+    time = {"from": "1989-06-30", "to": "1989-06-30", "expression": "1989년 6월 30일"}
+    query = "평양축전에 대표로 파견 된 인물은?"
+    script.replies.append(Reply(plan_json(filters={"time": time}, query=query)))
+    question = "1989년 6월 30일 평양축전에 대표로 파견 된 인물은?"
+    envelope = planner.plan(question, scope())
+    assert envelope.source == "llm"
+    assert envelope.plan.filters.time is None
+    assert envelope.plan.query == f"1989년 6월 30일 {query}"  # the date is searched for
+    assert any("dates the world" in e for e in envelope.errors)
+    # the same date on documents stays a filter
+    script.replies.append(Reply(plan_json(filters={"time": time}, query="평양축전")))
+    kept = planner.plan("1989년 6월 30일 평양축전 기사", scope()).plan
+    assert kept.filters.time is not None and kept.filters.time.from_ == "1989-06-30"
+
+
+def test_the_prompt_carries_the_document_time_rule(planner, script) -> None:  # type: ignore[no-untyped-def]
+    script.replies.append(Reply(plan_json()))
+    planner.plan("한국에서 가장 오래된 아파트는?", scope())
+    system = script.requests[0]["messages"][0]["content"]
+    assert "Document time vs. world time" in system and "한 건물" in system

@@ -22,7 +22,12 @@ from planrag.planner.scope import PlanScope
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest, AskService, PlanRequest
 from planrag.services.ask_events import event_data
-from planrag.services.conversations import ConversationRequest, ConversationService, Prepared
+from planrag.services.conversations import (
+    ConversationRequest,
+    ConversationService,
+    PlanConversationRequest,
+    Prepared,
+)
 from planrag.services.ownership import acting_user
 from planrag.stores.conversations import ConversationNotFound
 from planrag.stores.traces import Trace, TraceSummary
@@ -139,12 +144,33 @@ async def ask(
         }
     },
 )
-async def plan(request: PlanRequest, asking: AskDep, access: AccessDep) -> PlanEnvelope:
-    await run_in_threadpool(_names, request, access)
-    for name in request.knowledge_bases or []:
+async def plan(
+    body: PlanConversationRequest,
+    asking: AskDep,
+    access: AccessDep,
+    conversations: ConversationsDep,
+    principal: PrincipalDep,
+) -> PlanEnvelope:
+    await run_in_threadpool(_names, body, access)
+    for name in body.knowledge_bases or []:
         access.check(name)  # 403 outside the caller's scope
     readable = await run_in_threadpool(access.readable)
-    return await run_in_threadpool(asking.plan, request, readable)
+    fields = set(PlanRequest.model_fields)
+    if not body.continues():
+        request = PlanRequest.model_validate(body.model_dump(include=fields))
+        return await run_in_threadpool(asking.plan, request, readable)
+    # A follow-up: planned from its standalone question, as the ask would plan it.
+    conversation = ConversationRequest.model_validate(body.model_dump(by_alias=True))
+    prepared = await run_in_threadpool(conversations.prepare, conversation, principal.id)
+    request = PlanRequest.model_validate(prepared.request.model_dump(include=fields))
+    allowed = {kb.name for kb in readable}
+    if request.knowledge_bases and not body.knowledge_bases:  # carried KBs still readable
+        kept = [name for name in request.knowledge_bases if name in allowed]
+        request = request.model_copy(update={"knowledge_bases": kept or None})
+    envelope = await run_in_threadpool(asking.plan, request, readable, prepared.request.doc_id)
+    if prepared.followup.source == "none":  # no earlier turn: the question as asked
+        return envelope
+    return envelope.model_copy(update={"followup": prepared.followup})
 
 
 @router.get("/traces", response_model=list[TraceSummary], summary="Stored asks, newest first")
