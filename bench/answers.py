@@ -183,6 +183,8 @@ def score(
         "not_found": said_none or not exists,
         "disagree": exists == said_none,
         "length": len(answer),
+        "exists": exists,
+        "passages": list(passages.values()),  # to re-read offline (tuning the reader)
     }
 
 

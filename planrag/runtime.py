@@ -18,6 +18,7 @@ from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
 from planrag.executors.fusion import FusionCalibrator
 from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
+from planrag.ingest.inflation import ReadLimits
 from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
@@ -211,6 +212,10 @@ class Runtime:
                 on_indexed=calibrator.refresh,
                 locks=locks,
                 process=helper,
+                limits=ReadLimits(
+                    max_inflated_bytes=int(settings.ingest.max_inflated_mb * 1024 * 1024),
+                    max_chunks=settings.ingest.max_chunks,
+                ),
             ),
             retrieval=RetrievalService(
                 metadata,

@@ -15,6 +15,7 @@ from planrag.app.limits import JsonNestingLimit, RequestSizeLimit
 from planrag.app.routers import (
     admin,
     ask,
+    ask_v1,
     documents,
     graph,
     knowledge_bases,
@@ -119,7 +120,7 @@ def create_app(
     app.add_middleware(observability.RequestObservability)
     app.add_middleware(RequestSizeLimit, settings=settings)  # outermost: before any reading
     dialects = (spec000_rag, spec000_reranker, spec000_prompt, spec003, spec004)
-    routers = (knowledge_bases, graph, documents, retrieve, ask, system, openai_chat)
+    routers = (knowledge_bases, graph, documents, retrieve, ask, ask_v1, system, openai_chat)
     for router in (*routers, *dialects):
         app.include_router(router.router)
     app.include_router(auth.router)

@@ -251,6 +251,10 @@ class AskSettings(BaseModel):
     # Without an LLM, passages must hold this share of the question's content terms to be
     # answered from; below it the answer says nothing relevant was found (exists: false).
     relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
+    # A passage in another language than the question (an English question over Korean
+    # documents) shares no words with it: it is evidence when its e5 similarity to the
+    # question reaches this (knowledge bases embedded with e5 only).
+    cross_lingual_min: float = Field(default=0.77, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)
     # Asks whose CPU-heavy part (search: query embedding, BM25, vector search; the evidence

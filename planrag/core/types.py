@@ -42,6 +42,8 @@ def normalise_date(value: str) -> str:
     """A calendar date written YYYY-MM-DD, YYYYMMDD, YYYY.MM.DD or YYYY/MM/DD, as YYYY-MM-DD
     (ValueError for anything else, 2024-13-45 included)."""
     raw = value.strip()
+    if raw.isdigit() and len(raw) != 8:  # strptime would read 2024031 as 2024-03-01
+        raise ValueError("date must be a calendar date, YYYY-MM-DD or YYYYMMDD (8 digits)")
     for fmt in ("%Y-%m-%d", "%Y%m%d", "%Y.%m.%d", "%Y/%m/%d"):
         try:
             return datetime.strptime(raw, fmt).date().isoformat()

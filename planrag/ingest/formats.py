@@ -13,12 +13,16 @@ from html.parser import HTMLParser
 from xml.etree import ElementTree
 
 from planrag.core.errors import ParseError
+from planrag.ingest.inflation import InflationBudget
 
-MAX_XML_BYTES = 50 * 1024 * 1024  # per zip member: a bound against decompression bombs
 
-
-def docx_text(data: bytes) -> str:
-    """Paragraphs and table rows in document order (headings become Markdown headings)."""
+def docx_text(data: bytes, budget: InflationBudget) -> str:
+    """Paragraphs and table rows in document order (headings become Markdown headings).
+    python-docx reads every part of the zip: all of them count against the budget first."""
+    try:
+        budget.take_zip(zipfile.ZipFile(io.BytesIO(data)))
+    except zipfile.BadZipFile as exc:
+        raise ParseError("not a valid .docx file (not a zip archive)") from exc
     try:
         import docx
         from docx.table import Table
@@ -42,7 +46,7 @@ def docx_text(data: bytes) -> str:
     return "\n\n".join(line for line in lines if line)
 
 
-def hwpx_text(data: bytes) -> str:
+def hwpx_text(data: bytes, budget: InflationBudget) -> str:
     """The paragraphs of every section of an HWPX file (`Contents/section*.xml`, `<hp:p>`)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -54,10 +58,9 @@ def hwpx_text(data: bytes) -> str:
     )
     if not sections:
         raise ParseError("not a valid .hwpx file: no Contents/section*.xml")
+    budget.take_zip(archive, sections)
     paragraphs: list[str] = []
     for name in sections:
-        if archive.getinfo(name).file_size > MAX_XML_BYTES:
-            raise ParseError(f"{name} is too large")
         try:
             root = ElementTree.fromstring(archive.read(name))
         except ElementTree.ParseError as exc:

@@ -33,12 +33,12 @@ import olefile
 from pydantic import BaseModel
 
 from planrag.core.errors import ParseError
+from planrag.ingest.inflation import InflationBudget, ReadLimits
 
 SIGNATURE = b"HWP Document File"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 HWPTAG_BEGIN = 0x010
 HWPTAG_PARA_TEXT = HWPTAG_BEGIN + 51
-MAX_SECTION_BYTES = 256 * 1024 * 1024  # inflated, per section: a bound against deflate bombs
 
 _COMPRESSED, _PASSWORD, _DISTRIBUTION, _DRM = 1 << 0, 1 << 1, 1 << 2, 1 << 4
 # Control codes below 32. "char" controls are one WCHAR (mapped to what they stand for); the
@@ -67,7 +67,7 @@ class HwpHeader(BaseModel):
         return bool(self.flags & _COMPRESSED)
 
 
-def hwp_text(data: bytes) -> str:
+def hwp_text(data: bytes, budget: InflationBudget | None = None) -> str:
     """The paragraphs of every body section, in order, separated by blank lines; a line break
     inside a paragraph is a newline and a tab a tab. Raises `ParseError` with the reason."""
     _check_container(data)
@@ -79,8 +79,10 @@ def hwp_text(data: bytes) -> str:
         header = read_header(_stream(ole, "FileHeader"))
         _refuse_protected(header, ole)
         paragraphs: list[str] = []
+        budget = budget or InflationBudget(ReadLimits().max_inflated_bytes)
         for name in section_names(ole):
-            paragraphs.extend(section_paragraphs(_stream(ole, name), header.compressed, name))
+            stream = _stream(ole, name)
+            paragraphs.extend(section_paragraphs(stream, header.compressed, name, budget))
     return "\n\n".join(paragraphs)
 
 
@@ -140,9 +142,16 @@ def _stream(ole: olefile.OleFileIO, name: str) -> bytes:
         raise ParseError(f"not a valid .hwp file: {name} is damaged ({_reason(exc)})") from exc
 
 
-def section_paragraphs(stream: bytes, compressed: bool, name: str) -> list[str]:
-    """The non-blank paragraph texts of one section stream."""
-    body = _inflate(stream, name) if compressed else stream
+def section_paragraphs(
+    stream: bytes, compressed: bool, name: str, budget: InflationBudget
+) -> list[str]:
+    """The non-blank paragraph texts of one section stream (its inflated size taken from the
+    document's budget)."""
+    if compressed:
+        body = _inflate(stream, name, budget)
+    else:
+        budget.take(len(stream), name)
+        body = stream
     paragraphs: list[str] = []
     for tag, payload in records(body, name):
         if tag == HWPTAG_PARA_TEXT:
@@ -152,14 +161,14 @@ def section_paragraphs(stream: bytes, compressed: bool, name: str) -> list[str]:
     return paragraphs
 
 
-def _inflate(stream: bytes, name: str) -> bytes:
+def _inflate(stream: bytes, name: str, budget: InflationBudget) -> bytes:
+    """The section inflated, never more than the budget leaves (plus one byte to tell)."""
     inflater = zlib.decompressobj(-15)
     try:
-        body = inflater.decompress(stream, MAX_SECTION_BYTES)
+        body = inflater.decompress(stream, budget.remaining + 1)
     except zlib.error as exc:
         raise ParseError(f"not a valid .hwp file: {name} cannot be inflated ({exc})") from exc
-    if inflater.unconsumed_tail:
-        raise ParseError(f"{name} is larger than {MAX_SECTION_BYTES // 2**20} MB inflated")
+    budget.take(len(body), name)  # cut at one byte past the budget: refused
     return body
 
 

@@ -16,6 +16,7 @@ from planrag.core.errors import ParseError, UnsupportedFileType
 from planrag.core.types import FileType
 from planrag.ingest.cleaning import clean_text
 from planrag.ingest.front_matter import strip_front_matter
+from planrag.ingest.inflation import InflationBudget, ReadLimits
 
 _EXTENSIONS: dict[str, FileType] = {
     ".txt": "txt",
@@ -74,18 +75,24 @@ def detect_file_type(filename: str) -> FileType:
     return file_type
 
 
-def parse_document(data: bytes, file_type: FileType) -> ParsedDocument:
-    """Bytes of an upload to clean text (and page spans for PDF). Raises `ParseError`."""
+def parse_document(
+    data: bytes, file_type: FileType, limits: ReadLimits | None = None
+) -> ParsedDocument:
+    """Bytes of an upload to clean text (and page spans for PDF). Raises `ParseError`, also
+    when the document inflates past `limits` (`inflation.py`)."""
+    budget = InflationBudget((limits or ReadLimits()).max_inflated_bytes)
     if file_type == "pdf":
-        document = _parse_pdf(data)
+        document = _parse_pdf(data, budget)
     elif file_type == "md":
         # Markdown is kept as written (the context-aware chunker needs its headings), but its
         # front matter is the document's metadata (read at upload), never indexed text.
+        budget.take(len(data), "the text")
         document = ParsedDocument(text=clean_text(strip_front_matter(decode_text(data))))
     elif file_type == "txt":
+        budget.take(len(data), "the text")
         document = ParsedDocument(text=clean_text(decode_text(data)))
     elif file_type in ("docx", "hwpx", "hwp", "html", "csv"):
-        document = ParsedDocument(text=clean_text(_other_format(data, file_type)))
+        document = ParsedDocument(text=clean_text(_other_format(data, file_type, budget)))
     else:
         raise UnsupportedFileType(f"unsupported file type: {file_type!r}")
     if not document.text:
@@ -93,17 +100,18 @@ def parse_document(data: bytes, file_type: FileType) -> ParsedDocument:
     return document
 
 
-def _other_format(data: bytes, file_type: FileType) -> str:
+def _other_format(data: bytes, file_type: FileType, budget: InflationBudget) -> str:
     from planrag.ingest import formats
 
     if file_type == "docx":
-        return formats.docx_text(data)
+        return formats.docx_text(data, budget)
     if file_type == "hwpx":
-        return formats.hwpx_text(data)
+        return formats.hwpx_text(data, budget)
     if file_type == "hwp":
         from planrag.ingest.hwp import hwp_text
 
-        return hwp_text(data)
+        return hwp_text(data, budget)
+    budget.take(len(data), "the text")
     if file_type == "html":
         return formats.html_text(decode_text(data))
     return formats.csv_text(decode_text(data))
@@ -154,19 +162,19 @@ def _looks_binary(text: str) -> bool:
     return controls / len(sample) > _MAX_CONTROL_RATIO
 
 
-def _parse_pdf(data: bytes) -> ParsedDocument:
+def _parse_pdf(data: bytes, budget: InflationBudget) -> ParsedDocument:
     if not data.strip():
         raise ParseError("document is empty")
     if b"%PDF-" not in data[:1024]:
         raise ParseError("not a valid PDF: the %PDF header is missing")
-    pages = _pdf_page_texts(data)
+    pages = _pdf_page_texts(data, budget)
     if not any(text.strip() for text in pages):
         raise ParseError("PDF has no extractable text (scanned image?)")
     text, spans = _join_pages([clean_text(page) for page in pages])
     return ParsedDocument(text=text, pages=spans)
 
 
-def _pdf_page_texts(data: bytes) -> list[str]:
+def _pdf_page_texts(data: bytes, budget: InflationBudget) -> list[str]:
     """Raw text of every page. pypdf raises many exception types on damaged files (its own
     PdfReadError, but also KeyError, ValueError, TypeError, RecursionError...), so any exception
     while reading untrusted bytes becomes a ParseError with pypdf's reason attached."""
@@ -186,6 +194,7 @@ def _pdf_page_texts(data: bytes) -> list[str]:
         except Exception as exc:  # see docstring
             reason = f"page {number}: {_reason(exc)}"
             raise ParseError(f"not a valid PDF: {reason} (damaged or truncated?)") from exc
+        budget.take(len(texts[-1].encode("utf-8", "surrogatepass")), f"page {number}")
     return texts
 
 

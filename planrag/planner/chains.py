@@ -28,6 +28,11 @@ KO_CLASSES = (
     "제품", "로봇", "팀", "부서", "본부", "연구소", "기관", "도시", "나라", "국가", "고객사",
     "파트너", "공장", "지사", "센터", "창고", "단체", "그룹", "브랜드", "사람", "인물", "창업자",
 )  # fmt: skip
+# Roles of a named thing that name one person or thing ("푸른벤처스 대표", "자율주행팀 팀장").
+KO_ROLES = (
+    "대표", "대표이사", "사장", "회장", "팀장", "소장", "총장", "본부장", "센터장", "공장장",
+    "지사장", "고객사", "창업자", "설립자", "CTO", "CEO", "책임자", "소유주", "모회사", "자회사",
+)  # fmt: skip
 # "사람의 X" is most often generic ("감염된 사람의 격리 기간"): a person head splits only before
 # a further clause ("…총괄한 사람이 소속된 팀의 팀장").
 _GENERIC_BEFORE_OF = ("사람", "인물")
@@ -84,10 +89,10 @@ def chain_steps(question: str, max_steps: int = MAX_STEPS) -> list[PlanStep]:
 def may_chain(question: str) -> bool:
     """Loosely shaped like a chain (for the adaptive step): a relative clause on a noun or a
     possessive, with a name in it."""
-    if not find_mentions(question):
-        return False
     if chain_steps(question):
         return True
+    if not find_mentions(question):
+        return False
     if question.isascii():
         return bool(_EN_RELATIVE.search(question) or _EN_OF_OF.search(question)) or bool(
             re.search(r"\b\w+'s\s+\w+", question)
@@ -108,7 +113,7 @@ def with_steps(
         return plan
     if scope.doc_id:
         return plan
-    steps = chain_steps(plan.query or question, max_steps)
+    steps = chain_steps(question, max_steps)
     kbs = len(plan.knowledge_bases or scope.names()) or 1
     if len(steps) < 2 or len(steps) * kbs > max_searches:
         return plan
@@ -136,11 +141,57 @@ def _split_korean(text: str) -> Split | None:
         before = tokens[:i]
         if _relative_head(before, allow_person=False) or _named_of(before):
             return Split(first=left, rest="{answer}의 " + right.strip())
+    return _split_role(text, tokens) or _split_subject(text, tokens)
+
+
+def _split_role(text: str, tokens: list) -> Split | None:  # type: ignore[type-arg]
+    """ "A B의 C", "A B가 …한 D": a named A's role B (대표, 팀장, 최대 고객사 …) is the bridge."""
+    for i, token in enumerate(tokens[:-1]):
+        if token.tag not in ("JKG", "JKS", "JX") or i < 2:
+            continue
+        role, named = tokens[i - 1], tokens[: i - 1]
+        if role.tag not in _NOUN or not any(role.form.endswith(r) for r in KO_ROLES):
+            continue
+        if not named or not all(t.tag in (*_NOUN, "SN", "JKG") for t in named):
+            continue
+        if not any(t.tag in ("NNP", "SL") for t in named) and not _compound(named):
+            continue
+        left, right = text[: token.start].strip(), text[token.start :]
+        rest = right[token.len :]
+        if _asks_more(rest) and (token.tag == "JKG" or _has_clause(tokens[i + 1 :])):
+            return Split(first=left, rest="{answer}" + right.strip())
+    return None
+
+
+def _compound(tokens: list) -> bool:  # type: ignore[type-arg]
+    """Three or more nouns written as one word: a name Kiwi does not know ("자율주행팀")."""
+    run = 1
+    for a, b in zip(tokens, tokens[1:], strict=False):
+        glued = a.start + a.len == b.start and a.tag in _NOUN and b.tag in _NOUN
+        run = run + 1 if glued else 1
+        if run >= 3:
+            return True
+    return False
+
+
+def _has_clause(tokens: list) -> bool:  # type: ignore[type-arg]
+    """A clause about the subject follows ("…이 박사 학위를 받은 대학교는"), not just a
+    predicate ("…는 누구인가요")."""
+    return any(t.tag == "ETM" for t in tokens) or any(t.tag == "JKO" for t in tokens)
+
+
+def _split_subject(text: str, tokens: list) -> Split | None:  # type: ignore[type-arg]
+    """A relative clause's thing as the subject or object of a further clause."""
     for i, token in enumerate(tokens):
-        if token.tag not in ("JKS", "JKO") or not _relative_head(tokens[:i], allow_person=True):
+        if token.tag not in ("JKS", "JKO", "JX"):
+            continue
+        person = token.tag != "JX"
+        if not _relative_head(tokens[:i], allow_person=person):
             continue
         later = tokens[i + 1 :]
-        if any(t.tag == "ETM" for t in later) and _relative_head(tokens, allow_person=True):
+        nested = any(t.tag == "ETM" for t in later) and _relative_head(tokens, allow_person=True)
+        about = token.tag == "JX" and _asks_more(text[token.start + token.len :])
+        if nested or about:  # "…졸업한 대학교는 어느 도시에 있나요?"
             left = text[: token.start].strip()
             if find_mentions(left):
                 return Split(first=left, rest="{answer}" + text[token.start :].strip())

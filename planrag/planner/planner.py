@@ -179,6 +179,13 @@ class Planner:
         )
         return self._finish(envelope, scope, timings, started)
 
+    def fixed(self, scope: PlanScope) -> PlanEnvelope:
+        """Spec 002's v1 pipeline as an envelope (`POST /ai/v1/ask`): no planner, no relaxing."""
+        started = time.perf_counter()
+        envelope = PlanEnvelope(plan=self.fixed_plan(scope), source="fixed", now=_iso(scope))
+        envelope.timings_ms = {"total": _ms(started)}
+        return envelope
+
     def fixed_plan(self, scope: PlanScope) -> SearchPlan:
         """Spec 002's v1 pipeline: fixed strategy, top_k and threshold, no filters."""
         s = self._settings

@@ -20,7 +20,7 @@ from planrag.core.strategies import StrategyName
 
 Mode = Literal["rag", "direct", "document"]
 Sort = Literal["relevance", "newest", "oldest"]
-Source = Literal["llm", "heuristic", "fallback"]
+Source = Literal["llm", "heuristic", "fallback", "fixed"]
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 SCHEMA_FILE = Path(__file__).resolve().parent / "search_plan.schema.json"
 

@@ -19,9 +19,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from contextlib import suppress
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from planrag.core.errors import Forbidden, KnowledgeBaseExists, KnowledgeBaseNotFound
+from planrag.core.errors import (
+    Forbidden,
+    InvalidInput,
+    KnowledgeBaseExists,
+    KnowledgeBaseNotFound,
+)
 from planrag.core.types import Document, KnowledgeBase
 from planrag.services.knowledge_bases import KnowledgeBaseCreate, KnowledgeBaseService
 from planrag.services.ownership import OwnershipResolver, Restriction, acting_user
@@ -139,6 +144,10 @@ class KnowledgeBaseAccess:
         if found is not None:
             return found
         self.check(name)
+        try:
+            request = KnowledgeBaseCreate(name=name)
+        except ValidationError as exc:  # a name no knowledge base may have
+            raise InvalidInput(f"'{name}' cannot name a knowledge base", name=name) from exc
         with suppress(KnowledgeBaseExists):  # a concurrent request created it: use that one
-            self._knowledge_bases.create(KnowledgeBaseCreate(name=name))
+            self._knowledge_bases.create(request)
         return self._metadata.get_kb_by_name(name)

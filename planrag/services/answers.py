@@ -4,6 +4,7 @@ citations (the answer without an LLM is `extractive.py`)."""
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +34,14 @@ class Citation(BaseModel):
     doc_id: str
     knowledge_base: str
     title: str | None = None
+
+
+class UnsupportedCitation(BaseModel):
+    """A citation of an LLM answer that its passage does not support (`citation_check.py`)."""
+
+    n: int
+    sentence: str
+    reason: Literal["no_such_passage", "not_supported"]
 
 
 def is_korean(text: str) -> bool:

@@ -25,13 +25,14 @@ from planrag.core.errors import (
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import KnowledgeBase
 from planrag.llm.chat import ChatClient
+from planrag.llm.e5 import is_e5
 from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
 from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.admission import StageAdmission
-from planrag.services.answers import Passage
+from planrag.services.answers import Passage, UnsupportedCitation
 from planrag.services.ask_events import (
     AnswerEvent,
     AskEvent,
@@ -47,6 +48,7 @@ from planrag.services.ask_events import (
     TraceError,
 )
 from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
+from planrag.services.citation_check import check_citations, cited_sentences
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor
 from planrag.services.ownership import OwnershipResolver, check_owner
@@ -66,6 +68,7 @@ from planrag.services.step_reader import StepReader
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.traces import Trace, TraceStore
+from planrag.text.answer_types import is_summary_request
 
 log = logging.getLogger(__name__)
 FRONT_THREADS = 8  # scope reads and planning of asks, ahead of searches
@@ -224,6 +227,7 @@ class AskService:
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
         self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
+        self._retrieval = retrieval
         self._planner = planner
         self._chat = chat
         self._strategies = list(strategies)
@@ -323,13 +327,14 @@ class AskService:
         readable: list[KnowledgeBase],
         principal: str | None = None,
         followup: FollowUp | None = None,
+        fixed: bool = False,
     ) -> AsyncIterator[AskEvent]:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors. Stages: plan → search → answer → end,
         each recorded in the ask's trace."""
         run = _AskRun(request, principal)
         try:
-            envelope = await self._plan_stage(run, scope, followup)
+            envelope = await self._plan_stage(run, scope, followup, fixed)
             yield _plan_event(envelope, scope, request)
             passages: list[Passage] = []
             exists = False
@@ -370,13 +375,15 @@ class AskService:
         yield last
 
     async def _plan_stage(
-        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None
+        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None, fixed: bool = False
     ) -> PlanEnvelope:
         model = run.request.llm.model if run.request.llm else None
-        # Planning goes ahead of other asks' searches (services/admission.py).
-        envelope = await self._stages.front(
-            lambda: self._planner.plan(run.request.question, scope, model)
-        )
+        if fixed:  # spec 002's v1 pipeline: the same plan for every question
+            envelope = self._planner.fixed(scope)
+        else:  # planning goes ahead of other asks' searches (services/admission.py)
+            envelope = await self._stages.front(
+                lambda: self._planner.plan(run.request.question, scope, model)
+            )
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
         envelope = _with_categories(envelope, run.request.category_ids)
@@ -402,11 +409,13 @@ class AskService:
             # Per-user KBs: only the asking user's documents (spec 002 user_id).
             restriction = self._owners.restriction(chosen, run.request.user_id)
             passages, stages = self._executor.execute(plan, question, kbs, restriction)
-            exists = self._exists(plan, question, passages, readable)
+            # One verdict: without an LLM, evidence is what the extractive answer finds.
+            exists = bool(passages)
             if self._may_adapt(plan, question):
                 run.chain = self._adaptive(run, plan, (passages, stages), kbs, readable)
             if exists and not self._chat.configured and run.chain is None:
                 run.extractive = self._extractive(question, plan, passages, readable)
+                exists = bool(run.extractive)
             return passages, stages, exists, started
 
         passages, stages, exists, started = await self._stages.search(search)
@@ -484,6 +493,7 @@ class AskService:
                     or self._extractive(question, plan, passages, readable)
                 )
             )
+            exists = bool(run.extractive)  # one verdict
         run.record.timings_ms["steps"] = _ms(searching)
         run.record.steps = [r.record for r in outcome.results]
         run.record.steps_stopped = outcome.stopped
@@ -508,6 +518,11 @@ class AskService:
             text.append(delta)
             yield AnswerEvent(delta=delta)
         run.record.answer, run.record.answer_source = "".join(text), source
+        if source == "llm" and passages:  # streamed already: its citations checked after
+            reader = self._extractor(plan, readable).reader
+            run.unsupported = await self._stages.search(
+                lambda: check_citations(run.record.answer or "", passages, reader)
+            )
         run.record.timings_ms["answer"] = _ms(answering)
 
     def _record(self, run: _AskRun) -> None:
@@ -571,7 +586,7 @@ class AskService:
                 extractive = await self._stages.search(
                     lambda: self._extractive(question, plan, passages, readable)
                 )
-            yield "extractive", extractive
+            yield "extractive", extractive or answers.no_evidence_reply(question)
             return
         else:
             messages = answers.answer_messages(
@@ -594,14 +609,24 @@ class AskService:
             text = await self._stages.search(
                 lambda: self._extractive(question, plan, passages, readable)
             )
-            yield "extractive", prefix + text
+            yield "extractive", prefix + (text or answers.no_evidence_reply(question))
 
     def _extractor(self, plan: SearchPlan, readable: list[KnowledgeBase]) -> Extractor:
-        """Document mode and listings answer from what was asked for: no relevance floor."""
-        words = [w for kb in readable if kb.name in plan.knowledge_bases for w in kb.user_words]
+        """Document mode and listings answer from what was asked for: no relevance floor. The
+        reader uses the KB's embedder when it is e5 (never a model it would have to load)."""
+        chosen = [kb for kb in readable if kb.name in plan.knowledge_bases]
+        words = [w for kb in chosen for w in kb.user_words]
         asked_for = plan.mode == "document" or plan.listing
         floor = 0.0 if asked_for else self._settings.ask.relevance_floor
-        return Extractor(words, floor)
+        embedder = None
+        for kb in chosen:
+            if is_e5(kb.embedding_model):
+                try:
+                    embedder = self._retrieval.embedder_for(kb)
+                except PlanragError as exc:
+                    log.warning("reading without e5: %s", exc.message)
+                break
+        return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min)
 
     def _exists(
         self,
@@ -611,7 +636,7 @@ class AskService:
         readable: list[KnowledgeBase],
     ) -> bool:
         """Evidence to answer from: passages, and without an LLM to judge them, passages that
-        hold enough of the question's content terms (the relevance floor)."""
+        pass the reader's evidence check."""
         if not passages or self._chat.configured:
             return bool(passages)
         return self._extractor(plan, readable).relevant(plan.query or question, passages)
@@ -623,10 +648,16 @@ class AskService:
         passages: list[Passage],
         readable: list[KnowledgeBase],
     ) -> str:
-        per_document = len(passages) if plan.listing else plan.limit
+        """The answer without an LLM; "" when no passage passes the evidence check (then the
+        ask says nothing was found and `exists` is false)."""
         extractor = self._extractor(plan, readable)
-        text = extractor.answer(plan.query or question, passages, per_document)
-        return text or answers.no_evidence_reply(question)
+        search_text = plan.query or question
+        if plan.listing or plan.limit:
+            per_document = len(passages) if plan.listing else plan.limit
+            return extractor.answer(search_text, passages, per_document)
+        if is_summary_request(question):
+            return extractor.summary(search_text, passages)
+        return extractor.read(question, passages, search_text).text()
 
 
 def _answer_steps(results: list[StepResult], answer_from: str | None) -> list[StepResult]:
@@ -659,6 +690,7 @@ class _AskRun:
         self.started = time.perf_counter()
         self.recorded = False
         self.extractive: str | None = None  # the extractive answer, made with the search
+        self.unsupported: list[UnsupportedCitation] | None = None  # an LLM answer's, checked
         self.chain: StepsRequest | None = None  # steps to run: planned, or the adaptive one
         self.chained: tuple[list[Passage], bool] = ([], False)  # their passages, evidence
         self.record = AskTrace()
@@ -673,7 +705,15 @@ class _AskRun:
 
     def end(self, passages: list[Passage]) -> EndEvent:
         self.record.timings_ms["total"] = _ms(self.started)
-        self.record.citations = answers.citations(self.record.answer or "", passages)
+        cited = answers.citations(self.record.answer or "", passages)
+        if self.unsupported:  # a passage stays cited while one of its citations holds
+            held = {n for _, ns in cited_sentences(self.record.answer or "") for n in ns}
+            dropped = {u.n for u in self.unsupported} - _supported_numbers(
+                self.record.answer or "", self.unsupported, held
+            )
+            cited = [c for c in cited if c.n not in dropped]
+        self.record.citations = cited
+        self.record.unsupported_citations = self.unsupported
         self.trace.status = "ok"
         tone = self.request.speech_tone
         return EndEvent(
@@ -682,6 +722,7 @@ class _AskRun:
             citations=self.record.citations,
             timings_ms=self.record.timings_ms,
             speech_tone=TONE_NAMES[tone] if tone is not None else None,
+            unsupported_citations=self.unsupported,
             steps_stopped=self.record.steps_stopped,
         )
 
@@ -707,3 +748,14 @@ def _evidence_events(
         ),
         ContextEvent(passages=passages),
     ]
+
+
+def _supported_numbers(
+    answer: str, unsupported: list[UnsupportedCitation], cited: set[int]
+) -> set[int]:
+    """The passages some sentence cites without its citation being unsupported."""
+    bad = {(u.sentence, u.n) for u in unsupported}
+    return {
+        n for sentence, numbers in cited_sentences(answer) for n in numbers
+        if n in cited and (sentence, n) not in bad
+    }  # fmt: skip

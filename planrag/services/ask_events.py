@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, model_serializer
 
 from planrag.core.errors import error_for_code
 from planrag.planner.schema import PlanEnvelope, SearchPlan
-from planrag.services.answers import Citation, Passage
+from planrag.services.answers import Citation, Passage, UnsupportedCitation
 from planrag.services.spec002_plan import Spec002Plan, UserScope
 
 
@@ -154,6 +154,11 @@ class EndEvent(BaseModel):
     timings_ms: dict[str, float]
     speech_tone: str | None = Field(default=None, description="the register asked for")
     conversation_id: str | None = Field(default=None, description="when the ask is a turn")
+    unsupported_citations: list[UnsupportedCitation] | None = Field(
+        default=None,
+        description="an LLM answer's citations its passage does not support, checked after "
+        "generation and left out of `citations` ([] when all hold; absent without an LLM answer)",
+    )
     steps_stopped: StepStop | None = Field(
         default=None, description="a multi-step plan stopped early: which step, why"
     )
@@ -161,7 +166,7 @@ class EndEvent(BaseModel):
     @model_serializer(mode="wrap")
     def _only_what_applies(self, handler: Any) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("speech_tone", "conversation_id", "steps_stopped"):
+        for key in ("speech_tone", "conversation_id", "unsupported_citations", "steps_stopped"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -212,6 +217,7 @@ class AskTrace(BaseModel):
     answer: str | None = None
     answer_source: str | None = None
     citations: list[Citation] | None = None
+    unsupported_citations: list[UnsupportedCitation] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
     error: TraceError | None = None
 

@@ -41,8 +41,12 @@ class Extractor:
         """Whether any passage passes the evidence check."""
         return bool(self.reader.evidence(question, passages))
 
-    def read(self, question: str, passages: list[Passage]) -> Reading:
-        return self.reader.read(question, passages, check=self._floor > 0)
+    def read(
+        self, question: str, passages: list[Passage], search_text: str | None = None
+    ) -> Reading:
+        """The reader's reading; the evidence check runs on `search_text` (the plan's query,
+        without time words) when given, and not at all without a floor."""
+        return self.reader.read(question, passages, check=self._floor > 0, search_text=search_text)
 
     def answer(self, question: str, passages: list[Passage], per_document: int | None) -> str:
         """Cited sentences; "" when nothing is relevant enough to answer from."""
@@ -68,7 +72,11 @@ class Extractor:
         return "\n".join(lines)
 
     def summary(self, query: str, passages: list[Passage]) -> str:
-        return summarize(self.reader, query, passages)
+        """An extractive summary of the passages passing the evidence check ("" if none)."""
+        if self._floor > 0:
+            evident = set(self.reader.evidence(query, passages))
+            passages = [p for p in passages if p.n in evident]
+        return summarize(self.reader, query, passages) if passages else ""
 
 
 def _label(passage: Passage) -> str:

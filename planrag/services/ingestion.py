@@ -44,6 +44,7 @@ from planrag.core.types import (
 from planrag.ingest.chunkers import chunk_document
 from planrag.ingest.cleaning import clean_text
 from planrag.ingest.front_matter import HEAD_BYTES, with_front_matter
+from planrag.ingest.inflation import ReadLimits, check_chunks
 from planrag.ingest.parsers import decode_text, detect_file_type, parse_document
 from planrag.llm.embed_process import offload
 from planrag.llm.embedders import Embedder, EmbedderRegistry
@@ -148,8 +149,20 @@ def _with_front_matter(
             head = stream.read(HEAD_BYTES)
     else:
         head = item.data[:HEAD_BYTES]
-    text = decode_text(head)
-    return with_front_matter(text, metadata or DocumentMetadata(), item.filename)
+    return with_front_matter(_decode_head(head), metadata or DocumentMetadata(), item.filename)
+
+
+def _decode_head(head: bytes) -> str:
+    """The text of a file's first bytes, which may end inside a multi-byte character (a Korean
+    Markdown file longer than HEAD_BYTES otherwise failed to decode at all)."""
+    if len(head) < HEAD_BYTES:
+        return decode_text(head)
+    for cut in range(3):
+        try:
+            return decode_text(head[: len(head) - cut])
+        except ParseError:
+            continue
+    return decode_text(head[:-3])
 
 
 def metadata_changes(current: DocumentMetadata, given: DocumentMetadata) -> DocumentMetadata:
@@ -179,8 +192,10 @@ class IngestionService:
         on_indexed: Callable[[str], object] | None = None,
         locks: KbLocks | None = None,
         process: LowPriorityProcess | None = None,
+        limits: ReadLimits | None = None,
     ) -> None:
         self._graph = graph
+        self._limits = limits or ReadLimits()  # inflated size and chunks of one document
         # The niced helper process that tokenises and embeds passages (None: this process does;
         # PLANRAG_INGEST__EMBED_PROCESS). Stores are written here only.
         self._process = process
@@ -556,12 +571,16 @@ class IngestionService:
             except Exception as exc:
                 results[doc_id] = self._give_up(doc, exc)
         try:
-            self._write(prepared, progress)
+            deleted = self._write(prepared, progress)
         except Exception as exc:
             for item in prepared:
                 results[item.doc.id] = self._give_up(item.doc, exc)
             return [results[d] for d in doc_ids]
         for item in prepared:
+            if item.doc.id in deleted:
+                self._drop_written(item.doc)
+                results[item.doc.id] = item.doc
+                continue
             results[item.doc.id] = self._complete(item)
             self._follow_switch(item)
         self._indexed({item.doc.kb_id for item in prepared})
@@ -600,11 +619,15 @@ class IngestionService:
             data = self._files.read(doc.kb_id, doc.id, doc.file_type)
         except FileNotFoundError as exc:
             raise ParseError("the uploaded file is missing from the data dir") from exc
-        parsed = parse_document(data, doc.file_type)
+        parsed = parse_document(data, doc.file_type, self._limits)
+        if kb.chunking.unit == "chars":  # at least this many chunks: refused before chunking
+            longest = max(kb.chunking.chunk_size, kb.chunking.child_size)
+            check_chunks(len(parsed.text) // longest, self._limits.max_chunks)
         chunks = chunk_document(parsed, kb.chunking, doc.id)
         embedded = [c for c in chunks if c.kind != ChunkKind.parent]
         if not embedded:
             raise ParseError("document produced no chunks")
+        check_chunks(len(embedded), self._limits.max_chunks)
         embedder = self._indexing_embedder(kb.embedding_model, kb.embedding_dim)
         tokens = self._tokenize(kb.user_words, [c.text for c in embedded])
         self._metadata.replace_chunks(
@@ -644,15 +667,22 @@ class IngestionService:
 
         item.note = self._graph.index(kb, item.doc, item.chunks, note)
 
-    def _write(self, prepared: list[_Prepared], progress: Progress | None) -> None:
-        """Embed and upsert every prepared chunk, in batches that may span documents."""
+    def _write(self, prepared: list[_Prepared], progress: Progress | None) -> set[str]:
+        """Embed and upsert every prepared chunk, in batches that may span documents. Before
+        each batch: stop at shutdown, and leave out documents deleted meanwhile (by any
+        process), so a deletion stops their embedding (here or in the helper process) within a
+        batch. Returns the ids of those deleted."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
         for item in prepared:
             self._metadata.set_progress(item.doc.id, f"chunks embedded 0/{len(item.chunks)}")
+        deleted: set[str] = set()
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
                 raise ShuttingDown("server shutting down; indexing resumes at next start")
-            batch = pending[start : start + EMBED_BATCH]
+            deleted |= self._deleted([i.doc.id for i in prepared if i.doc.id not in deleted])
+            batch = [p for p in pending[start : start + EMBED_BATCH] if p[0].doc.id not in deleted]
+            if not batch:
+                continue
             by_embedder: dict[int, list[tuple[_Prepared, Chunk]]] = {}
             for pair in batch:
                 by_embedder.setdefault(id(pair[0].embedder), []).append(pair)
@@ -670,6 +700,16 @@ class IngestionService:
             if progress:
                 progress(min(start + EMBED_BATCH, len(pending)), len(pending))
             self._show_progress(batch, pending[: start + EMBED_BATCH])
+        return deleted
+
+    def _deleted(self, doc_ids: list[str]) -> set[str]:
+        """Those of the documents deleted or being deleted."""
+        found = self._metadata.get_documents(doc_ids)
+        return {
+            doc_id
+            for doc_id in doc_ids
+            if doc_id not in found or found[doc_id].status == DocumentStatus.deleting
+        }
 
     def _show_progress(
         self, batch: list[tuple[_Prepared, Chunk]], done: list[tuple[_Prepared, Chunk]]
@@ -692,10 +732,18 @@ class IngestionService:
         try:
             return self._metadata.get_document(doc.id)
         except NotFound:  # deleted while it was being indexed: drop what was just written
+            self._drop_written(doc)
+            raise
+
+    def _drop_written(self, doc: Document) -> None:
+        """What indexing wrote of a document deleted meanwhile (by document id: its chunk rows
+        may be gone already)."""
+        try:
             self._vectors.delete(doc.kb_id, Eq(field="doc_id", value=doc.id))
             self._vectors.delete_titles(doc.kb_id, [doc.id])
-            self._remove_graph(doc)
-            raise
+        except NotFound:  # the whole KB went
+            return
+        self._remove_graph(doc)
 
     def _remove_leftovers(self, doc: Document) -> None:
         """Remove the chunks and vectors an earlier attempt wrote. Vectors are only ever written

@@ -27,8 +27,11 @@ from planrag.stores.metadata import MetadataStore
 from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import tokenizer_for
 
-# A name: up to 200 characters, no control character or slash, not only spaces.
-NAME_PATTERN = r"^[^\x00-\x1f\x7f/\\]*[^\s\x00-\x1f\x7f/\\][^\x00-\x1f\x7f/\\]*$"
+# A name: up to 200 characters, not only spaces, no slash and no character that changes how
+# text around it shows: controls (C0, C1), bidirectional marks, embeddings, overrides and
+# isolates (U+061C, U+200E-F, U+202A-E, U+2066-9), line and paragraph separators (U+2028-9).
+_REFUSED = r"\x00-\x1f\x7f-\x9f/\\\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+NAME_PATTERN = rf"^[^{_REFUSED}]*[^\s{_REFUSED}][^{_REFUSED}]*$"
 NAME_MAX = 200
 
 

@@ -20,11 +20,15 @@ The evidence check (`Reader.evidence`) decides whether there is anything to answ
 passage passes when it holds enough of the question's content terms (the relevance floor), or,
 when question and passage are in different languages (an English question over Korean
 documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
-overlap across languages, so they are not asked to.
+overlap across languages, so they are not asked to. When no passage passes on words, one in the
+question's language passes with an e5 similarity of at least `SAME_LANGUAGE_MIN` (Kiwi can read
+one name two ways). Term overlap weighs each question term by its rarity among the sentences
+read (a smoothed idf).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -46,6 +50,9 @@ MAX_SUPPORT = 2
 ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
 MIN_SENTENCE_CHARS = 8
 CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to be evidence
+# The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
+# and in a passage as 대학교): a high bar, irrelevant Korean questions reach 0.81 on ko_company.
+SAME_LANGUAGE_MIN = 0.87
 SHORTLIST = 12  # sentences of the question's language scored with e5 (half as many of others)
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
@@ -133,7 +140,7 @@ class Reader:
         """The content terms of a question (generic request words left out)."""
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def _question(self, question: str) -> _Question:
+    def _question(self, question: str, kind: AnswerType) -> _Question:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -142,7 +149,7 @@ class Reader:
             terms = self.terms(mention.name)
             if terms:
                 entities.append(terms)
-        return _Question(question, self.terms(question), entities, codes, answer_type(question))
+        return _Question(question, self.terms(question), entities, codes, kind)
 
     # ------------------------------------------------------------------ evidence
 
@@ -158,19 +165,31 @@ class Reader:
         terms = self.terms(question)
         shown = list(passages[:READ_PASSAGES])
         passed = [p.n for p in shown if self.coverage(terms, p) >= self._floor]
-        foreign = [p for p in shown if _crosses(question, p)]
-        if not passed and foreign and self._embedder is not None:  # e5 only when words fail
-            sims = self._similarities(question, [plain_text(p.content)[:1000] for p in foreign])
-            passed += [p.n for p, sim in zip(foreign, sims, strict=True) if sim >= self._cross_min]
-        return sorted(passed)
+        if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
+            return passed
+        sims = self._similarities(question, [plain_text(p.content)[:1000] for p in shown])
+        return [
+            p.n
+            for p, sim in zip(shown, sims, strict=True)
+            if sim >= (self._cross_min if _crosses(question, p) else SAME_LANGUAGE_MIN)
+        ]
 
     # ------------------------------------------------------------------ reading
 
-    def read(self, question: str, passages: Sequence[Passage], check: bool = True) -> Reading:
+    def read(
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        check: bool = True,
+        search_text: str | None = None,
+    ) -> Reading:
         """The best sentence of the passages for the question; with `check`, nothing unless a
-        passage passes the evidence check."""
-        q = self._question(question)
-        evidence = self.evidence(question, passages) if check else [p.n for p in passages]
+        passage passes the evidence check (on `search_text` when given: a plan's query)."""
+        # Terms and names from the search text (a plan's query has no time words: "9월" is a
+        # filter, not a topic); the answer type from the question's own words.
+        q = self._question(search_text or question, answer_type(question))
+        evident = self.evidence(search_text or question, passages) if check else None
+        evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
         if not evidence:
             return reading
@@ -242,11 +261,12 @@ class Reader:
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
     def _score_all(self, q: _Question, candidates: list[_Candidate]) -> None:
+        rarity = _rarity(q.asked, candidates)
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = len(q.asked & c.terms) / len(q.asked) if q.asked else 0.0
+            f["lexical"] = _weighted_share(q.asked, c.terms, rarity)
             f["context"] = c.context
             f["entities"] = (
                 sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
@@ -290,11 +310,33 @@ class Reader:
         spans = self._answer_spans(q, sentence)
         return spans[0] if spans else None
 
+    @property
+    def has_e5(self) -> bool:
+        return self._embedder is not None
+
+    def similarities(self, question: str, texts: list[str]) -> list[float]:
+        """e5 cosine of the question (as a query) to each text; [] without e5."""
+        return self._similarities(question, texts) if self._embedder is not None else []
+
     def _similarities(self, question: str, texts: list[str]) -> list[float]:
         assert self._embedder is not None
         query = np.asarray(self._embedder.embed_queries([question])[0], dtype=np.float32)
         matrix = np.asarray(self._embedder.embed(texts), dtype=np.float32)
         return [float(v) for v in matrix @ query]
+
+
+def _rarity(terms: set[str], candidates: list[_Candidate]) -> dict[str, float]:
+    """Each question term's weight: rarer among the sentences read, heavier (a smoothed idf),
+    so "매출" outweighs the company name every sentence repeats."""
+    total = len(candidates)
+    return {
+        t: math.log(1 + (total + 1) / (1 + sum(t in c.terms for c in candidates))) for t in terms
+    }
+
+
+def _weighted_share(terms: set[str], held: set[str], weights: dict[str, float]) -> float:
+    whole = sum(weights.get(t, 1.0) for t in terms)
+    return sum(weights.get(t, 1.0) for t in terms & held) / whole if whole else 0.0
 
 
 def _model_match(codes: set[str], c: _Candidate) -> float:

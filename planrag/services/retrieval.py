@@ -20,7 +20,7 @@ from planrag.core.types import (
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.pipeline import FlatL2Step, PostProcessing, RerankStep, post_process
 from planrag.executors.registry import ExecutorRegistry
-from planrag.llm.embedders import EmbedderRegistry
+from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.llm.rerankers import RerankerRegistry
 from planrag.planner.schema import Weights
 from planrag.services.ownership import OwnershipResolver, restricted_ids
@@ -103,6 +103,10 @@ class RetrievalService:
         self._executors = executors
         self._rerankers = rerankers
         self._catalog = Catalog(metadata.engine)
+
+    def embedder_for(self, kb: KnowledgeBase) -> Embedder:
+        """The embedder the knowledge base was built with (the answer reader's e5)."""
+        return self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
 
     def retrieve(
         self,

@@ -73,7 +73,7 @@ class StepReader:
                 if terms and overlap == 0:
                     continue
                 typed = [n for n in names if head and head.casefold() in n.casefold()]
-                score = overlap + (0.5 if typed else 0.0) - 0.3 * rank - 0.01 * position
+                score = overlap + (1.0 if typed else 0.0) - 0.3 * rank - 0.01 * position
                 if best is None or score > best[0]:
                     answer = (typed or names)[0][:MAX_ANSWER_CHARS]
                     best = (score, StepAnswer(text=answer, sentence=sentence, passage=passage.n))

@@ -53,7 +53,9 @@ _KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("place", re.compile(r"(?:본사|위치|소재지|공장|지사)")),
     (
         "number",
-        re.compile(r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수)"),
+        re.compile(
+            r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수|번호)"
+        ),
     ),
 ]
 
@@ -96,6 +98,16 @@ _TITLE_AFTER = re.compile(
 _HANGUL_WORD = re.compile(r"[가-힣]{2,4}")
 
 
+_SUMMARY = re.compile(
+    r"요약|정리해|간추려|개요|summari[sz]e|summary|overview|\bsum up\b|tl;?dr", re.IGNORECASE
+)
+
+
+def is_summary_request(question: str) -> bool:
+    """Whether the question asks for a summary ("인사 규정 요약해줘") rather than a fact."""
+    return bool(_SUMMARY.search(question))
+
+
 def answer_type(question: str) -> AnswerType:
     """The kind of answer a question asks for ("thing" when nothing narrower is named)."""
     for kind, pattern in _KO_TYPES + _EN_TYPES:
@@ -129,7 +141,7 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
         return _people(sentence)
     names = [Span(m.start, m.end, m.name) for m in find_mentions(sentence)]
     if kind == "place":
-        return names
+        return names + _suffixed_places(sentence)
     return names + _copula_complements(sentence)
 
 
@@ -188,6 +200,35 @@ def _name_shaped(word: str) -> bool:
     if word.startswith(_FAMILY2):
         return len(word) in (3, 4)
     return len(word) == 3 and word[0] in _FAMILY
+
+
+# Nouns that end the name of a place or an organisation ("한결대학교", "이천 공장", "대한물류"):
+# Kiwi does not always tag the name before them a proper noun ("한결" is read as an adverb).
+_PLACE_HEAD_TEXT = """대학교 대학 학교 은행 센터 연구소 공장 본사 지사 회사 그룹 재단 병원
+    시 도 구 군 동 읍 면
+    벤처스 캐피털 물류 전자 건설 증권 기관 부 청 처 원 팀 본부"""
+_PLACE_HEADS = frozenset(_PLACE_HEAD_TEXT.split())
+_NAME_PART_TAGS = ("NNG", "NNP", "MAG", "SL", "SN", "XPN", "NR")
+
+
+def _suffixed_places(sentence: str) -> list[Span]:
+    """Runs of glued Kiwi tokens ending in a place or organisation noun, with a name before it."""
+    tokens = get_kiwi().tokenize(sentence)
+    spans: list[Span] = []
+    for i, token in enumerate(tokens):
+        if token.form not in _PLACE_HEADS or token.tag not in ("NNG", "NNP", "NNB", "XSN"):
+            continue
+        j = i
+        while (
+            j > 0
+            and tokens[j - 1].tag in _NAME_PART_TAGS
+            and tokens[j - 1].start + tokens[j - 1].len == tokens[j].start
+        ):
+            j -= 1
+        if j < i:
+            start, end = tokens[j].start, token.start + token.len
+            spans.append(Span(start, end, sentence[start:end]))
+    return spans
 
 
 def _copula_complements(sentence: str) -> list[Span]:

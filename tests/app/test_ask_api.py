@@ -245,6 +245,23 @@ def test_the_user_id_rule_is_visible_in_the_plan_event(plain: Served) -> None:
     assert event["spec002"]["filters"]["category_ids"] == ["7"]
 
 
+def test_v1_is_the_fixed_pipeline_beside_v2(plain: Served) -> None:
+    """Spec 002's v1 route: the same plan for every question (no planner, no time filter)."""
+    body = {"question": "9월 메타버스 기사 2개만", "now": NOW}
+    with httpx.stream("POST", f"{plain.url}/ai/v1/ask", json=body, timeout=120) as r:
+        assert r.status_code == 200, r.read()
+        stream = list(events(r))
+    assert names(stream) == RAG_EVENTS
+    event = data(stream, "search_plan")
+    plan = event["plan"]
+    assert event["source"] == "fixed" and event["relaxed"] is None
+    assert (plan["strategy"], plan["top_k"], plan["threshold"]) == ("hybrid", 5, 0.2)
+    assert plan["filters"]["time"] is None and plan["limit"] is None
+    assert len(data(stream, "search_result")["hits"]) <= 5
+    v2 = data(plain.ask(**body), "search_plan")
+    assert v2["source"] == "heuristic" and v2["plan"]["filters"]["time"] is not None
+
+
 def test_bad_requests_fail_before_the_stream(plain: Served) -> None:
     r = httpx.post(f"{plain.url}/ai/v2/ask", json={"question": "x", "knowledge_bases": ["nope"]})
     assert r.status_code == 404 and r.json()["error"]["code"] == "knowledge_base_not_found"

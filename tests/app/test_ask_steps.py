@@ -31,7 +31,7 @@ DOCS = [
 STEP_EVENTS = [
     "search_plan", "step", "step", "search_result", "exist_in_post_status", "context"
 ]  # fmt: skip
-CHAIN = "누리테크 대표가 졸업한 대학교의 총장은 누구인가요?"
+CHAIN = "한빛로보틱스 대표이사가 졸업한 대학교의 총장은?"
 
 
 def _served(tmp: Path, embedders: EmbedderRegistry, llm: LLMSettings, script: Script):
@@ -65,10 +65,10 @@ def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> 
     assert plan["version"] == 2 and [s["id"] for s in plan["steps"]] == ["s1", "s2"]
     first, second = steps_of(stream)
     assert first["answer"]["text"] == "한결대학교" and first["status"] == "ok"
-    assert second["planned"] == "{{s1.answer}}의 총장은 누구인가요?"
-    assert second["query"] == "한결대학교의 총장은 누구인가요?"
+    assert second["planned"] == "{{s1.answer}}의 총장은?"
+    assert second["query"] == "한결대학교의 총장은?"
     assert second["answer"]["text"] == "문태호"
-    assert first["hits"][0]["doc_id"] == plain.doc_ids["nuritech.md"]
+    assert first["hits"][0]["doc_id"] == plain.doc_ids["hanbit_company.md"]
     assert second["hits"][0]["doc_id"] == plain.doc_ids["hangyeol_university.md"]
     # The answer cites a passage of each step: the bridge's document and the answer's.
     text = answer_text(stream)
@@ -76,7 +76,7 @@ def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> 
     end = data(stream, "end")
     assert end["answer_source"] == "extractive" and "steps_stopped" not in end
     cited = {c["doc_id"] for c in end["citations"]}
-    assert {plain.doc_ids["nuritech.md"], plain.doc_ids["hangyeol_university.md"]} <= cited
+    assert {plain.doc_ids["hanbit_company.md"], plain.doc_ids["hangyeol_university.md"]} <= cited
     # The trace holds the whole chain.
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{end['trace_id']}").json()["data"]
     assert [s["query"] for s in trace["steps"]] == [first["query"], second["query"]]
@@ -98,8 +98,8 @@ def test_the_plan_endpoint_shows_the_steps(plain: Served) -> None:
     plan = SearchPlan.model_validate(response.json()["plan"])
     assert plan.version == 2
     assert [s.query for s in plan.steps] == [
-        "누리테크 대표가 졸업한 대학교",
-        "{{s1.answer}}의 총장은 누구인가요?",
+        "한빛로보틱스 대표이사가 졸업한 대학교",
+        "{{s1.answer}}의 총장은?",
     ]
 
 
@@ -194,7 +194,7 @@ def test_looping_twice_falls_back_to_the_rule_planners_steps(with_llm: Served) -
     envelope = data(stream, "search_plan")
     assert envelope["source"] == "fallback" and "cycle" in envelope["fallback_reason"]
     assert [s["id"] for s in envelope["plan"]["steps"]] == ["s1", "s2"]
-    assert [s["query"] for s in steps_of(stream)][1] == "한결대학교의 총장은 누구인가요?"
+    assert [s["query"] for s in steps_of(stream)][1] == "한결대학교의 총장은?"
 
 
 def test_too_many_steps_for_the_budget_fall_back(with_llm: Served) -> None:

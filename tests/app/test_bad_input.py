@@ -253,3 +253,42 @@ def test_deeply_nested_json_in_a_field_is_a_4xx(app_client: TestClient, kb) -> N
         f"/api/knowledge-bases/{kb['id']}/documents", files=files, data={"tags": deep}
     )
     assert response.status_code == 400 and "levels" in response.text, response.text[:300]
+
+
+# ── issue 22, minor: 7-digit dates, and characters that disguise a knowledge base's name ─────
+def test_a_seven_digit_date_is_refused_not_read_as_another_date(app_client: TestClient, kb) -> None:  # type: ignore[no-untyped-def]
+    for date in ("2024031", "202431", "202403155"):
+        files = {"files": ("d.txt", "날짜 시험".encode())}
+        response = app_client.post(
+            f"/api/knowledge-bases/{kb['id']}/documents", files=files, data={"date": date}
+        )
+        assert response.status_code == 400, (date, response.text)
+    files = {"files": ("d.txt", "날짜 시험 원문".encode())}
+    made = app_client.post(
+        f"/api/knowledge-bases/{kb['id']}/documents", files=files, data={"date": "20240301"}
+    )
+    assert made.status_code == 202 and made.json()[0]["metadata"]["date"] == "2024-03-01"
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u202a", "\u2066", "\u200f", "\u2028", "\u2029"])
+def test_bidi_controls_and_separators_are_refused_in_kb_names(
+    app_client: TestClient, kb, mark: str
+) -> None:  # type: ignore[no-untyped-def]
+    name = f"team{mark}fdp.exe"
+    created = app_client.post("/api/knowledge-bases", json={"name": name})
+    assert created.status_code == 422, created.text
+    renamed = app_client.patch(f"/api/knowledge-bases/{kb['id']}", json={"name": name})
+    assert renamed.status_code == 422, renamed.text
+    inserted = app_client.post(
+        "/rag/insert",
+        json={
+            "domain": name,
+            "title": "제목",
+            "author": "저자",
+            "text": "본문",
+            "tags": {"date": "20240315"},
+        },
+    )
+    assert inserted.status_code == 400, inserted.text
+    names = [k["name"] for k in app_client.get("/api/knowledge-bases").json()]
+    assert name not in names

@@ -103,7 +103,10 @@ def assert_indexes_agree(data_dir: Path, kb_id: str) -> int:
 def kill_while_indexing(server: Server, kb_id: str, round_: int, rng: random.Random) -> None:
     files = [("files", (f"r{round_}-{i}.txt", text(round_ * 10 + i + 1))) for i in range(4)]
     response = httpx.post(
-        f"{server.url}/api/knowledge-bases/{kb_id}/documents", files=files, timeout=60
+        f"{server.url}/api/knowledge-bases/{kb_id}/documents",
+        files=files,
+        data={"user_id": owner_of(round_)},  # the KB is per-user: each round another user's
+        timeout=60,
     )
     assert response.status_code == 202, response.text
     deadline = time.monotonic() + 120
@@ -112,6 +115,17 @@ def kill_while_indexing(server: Server, kb_id: str, round_: int, rng: random.Ran
         time.sleep(0.02)
     time.sleep(rng.uniform(0.0, 1.5))
     server.kill()
+
+
+def owner_of(round_: int) -> str:
+    return f"user-{round_ % 2}"
+
+
+def assert_owners_kept(docs: list[dict]) -> None:
+    """Every document of the per-user KB still has the owner it was uploaded with."""
+    for doc in docs:
+        round_ = int(doc["filename"][1:].split("-", 1)[0])
+        assert doc["metadata"]["user_id"] == owner_of(round_), doc
 
 
 def kill_while_deleting(server: Server, kb_id: str, rng: random.Random) -> None:
@@ -143,14 +157,14 @@ def test_kill_during_indexing_and_deletion_leaves_indexes_agreeing(tmp_path: Pat
     rng = random.Random(SEED)
     server = Server(data_dir)
     try:
-        body = {"name": "harness", "graph_backend": GRAPH_BACKEND}
+        body = {"name": "harness", "graph_backend": GRAPH_BACKEND, "per_user": True}
         response = httpx.post(f"{server.url}/api/knowledge-bases", json=body, timeout=60)
         assert response.status_code == 201, response.text
         kb_id = response.json()["id"]
         for round_ in range(ROUNDS):
             kill_while_indexing(server, kb_id, round_, rng)
             server = Server(data_dir)
-            settled(server, kb_id)
+            assert_owners_kept(settled(server, kb_id))
             server.stop()
             assert assert_indexes_agree(data_dir, kb_id) > 0
             server = Server(data_dir)
@@ -160,6 +174,7 @@ def test_kill_during_indexing_and_deletion_leaves_indexes_agreeing(tmp_path: Pat
             server = Server(data_dir)
             after = settled(server, kb_id)
             assert len(after) < before  # at least the first deletion went through
+            assert_owners_kept(after)
             server.stop()
             assert_indexes_agree(data_dir, kb_id)
             server = Server(data_dir)

@@ -79,3 +79,13 @@ def test_auth_statuses_are_documented_when_auth_is_on(tmp_path, embedders) -> No
     document = create_app(settings, embedders).openapi()
     assert {"401", "403"} <= set(document["paths"]["/rag/search"]["get"]["responses"])
     assert "401" not in document["paths"]["/healthz"]["get"]["responses"]
+
+
+def test_reindex_conflicts_and_streamed_chat_are_documented(served) -> None:  # type: ignore[no-untyped-def]
+    """Issue 22: `POST …/reindex` answers 409 while one runs; `/v1/chat/completions` with
+    `stream: true` answers text/event-stream."""
+    _client, document = served
+    reindex = document["paths"]["/api/knowledge-bases/{kb_id}/reindex"]["post"]["responses"]
+    assert "409" in reindex
+    chat = document["paths"]["/v1/chat/completions"]["post"]["responses"]["200"]["content"]
+    assert {"application/json", "text/event-stream"} <= set(chat)

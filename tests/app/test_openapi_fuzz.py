@@ -69,6 +69,13 @@ def _seed(url: str, headers: dict[str, str]) -> None:
             "tags": {"date": "20240315"},
         }
         http.post("/rag/insert", json=document).raise_for_status()
+        # A per-user knowledge base with one user's document (issue 22): the routes reaching it
+        # by name or id meet owners, the document API's owner checks and the manage rule.
+        http.post(
+            "/api/knowledge-bases", json={"name": "mine", "per_user": True}
+        ).raise_for_status()
+        mine = {**document, "domain": "mine", "tags": {"date": "20240316", "user": "u1"}}
+        http.post("/rag/insert", json=mine).raise_for_status()
 
 
 class AlwaysAnswers(Script):

@@ -10,7 +10,11 @@ from planrag.planner.chains import chain_steps, may_chain
 CHAINS = [
     (
         "누리테크 대표가 졸업한 대학교의 부설 연구소는 무엇을 연구하나요?",
-        ["누리테크 대표가 졸업한 대학교", "{{s1.answer}}의 부설 연구소는 무엇을 연구하나요?"],
+        [
+            "누리테크 대표",
+            "{{s1.answer}}가 졸업한 대학교",
+            "{{s2.answer}}의 부설 연구소는 무엇을 연구하나요?",
+        ],
     ),
     (
         "한빛로보틱스에 투자한 벤처캐피털의 대표는 누구인가요?",
@@ -20,6 +24,14 @@ CHAINS = [
     (
         "누리봇 S2 개발을 총괄한 사람이 소속된 팀의 팀장은?",
         ["누리봇 S2 개발을 총괄한 사람", "{{s1.answer}}이 소속된 팀", "{{s2.answer}}의 팀장은?"],
+    ),
+    (
+        "푸른벤처스 대표의 고향은 어디인가요?",
+        ["푸른벤처스 대표", "{{s1.answer}}의 고향은 어디인가요?"],
+    ),
+    (
+        "자율주행팀 팀장이 박사 학위를 받은 대학교는?",
+        ["자율주행팀 팀장", "{{s1.answer}}이 박사 학위를 받은 대학교는?"],
     ),
     (
         "Which state borders the state where Hello Love's performer died?",
@@ -54,6 +66,8 @@ SINGLE_HOP = [
     "한빛로보틱스의 대표의 이름은?",  # asks only for the name: one search
     "코로나19 예방접종을 받은 사람의 격리 기간은?",  # "사람의" is generic
     "한빛로보틱스에 투자한 벤처캐피털은 어디인가요?",  # a relative clause, no further hop
+    "한빛로보틱스 대표는 누구인가요?",  # a role, asked for itself
+    "푸른벤처스 대표의 이름은?",
     "지난주 메타버스 기사 2개만 보여줘",
     "회사의 대표의 역할은 무엇인가요?",  # no name
     "What is the capital of France?",

@@ -76,7 +76,12 @@ def delete_knowledge_base(
     knowledge_bases.delete(kb_id)
 
 
-@router.post("/{kb_id}/reindex", status_code=status.HTTP_202_ACCEPTED, response_model=ReindexStatus)
+@router.post(
+    "/{kb_id}/reindex",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ReindexStatus,
+    responses={409: {"description": "a reindex of this knowledge base is running"}},
+)
 def reindex_knowledge_base(
     kb_id: str, reindex: ReindexDep, _manager: ManagerDep, body: ReindexRequest | None = None
 ) -> ReindexStatus:

@@ -63,7 +63,19 @@ async def models(access: AccessDep) -> ModelList:
 @router.post(
     "/chat/completions",
     summary="A planned, cited answer in the OpenAI chat-completions shape (stream or not)",
-    responses={404: {"description": "the model names no knowledge base the caller may read"}},
+    responses={
+        200: {
+            "description": "a chat completion; with `stream: true` its chunks as server-sent "
+            "events (`data: {chunk}` lines, then `data: [DONE]`)",
+            "content": {
+                "application/json": {},
+                "text/event-stream": {
+                    "example": 'data: {"object": "chat.completion.chunk", ...}\n\ndata: [DONE]\n\n'
+                },
+            },
+        },
+        404: {"description": "the model names no knowledge base the caller may read"},
+    },
 )
 async def chat_completions(
     body: ChatCompletionRequest,

@@ -170,7 +170,12 @@ class PromptService:
                 result.fallback_reason = exc.message
         else:
             result.fallback_reason = "no LLM configured"
-        result.summary = Extractor(floor=0.0).answer(request.query, passages, None)
+        # Never empty: the sentences covering most of the documents' key terms, cited.
+        result.summary = Extractor(floor=0.0).summary(request.query, passages) or (
+            "검색된 문서에 요약할 내용이 없습니다."
+            if is_korean(request.query)
+            else "The documents found have no text to summarise."
+        )
         result.fallback = "extractive"
         return result
 

@@ -186,7 +186,7 @@ export interface SearchPlan {
 
 export interface PlanEnvelope {
   plan: SearchPlan;
-  source: "llm" | "heuristic" | "fallback";
+  source: "llm" | "heuristic" | "fallback" | "fixed";
   fallback_reason: string | null;
   raw?: unknown;
   errors: unknown[];
