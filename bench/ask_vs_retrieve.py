@@ -75,8 +75,8 @@ def _settings(data_dir: Path) -> Settings:
     return Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
 
 
-def _news_dataset() -> tuple[BeirDataset, dict[str, dict[str, str]]]:
-    rows = list(csv.DictReader(NEWS_CSV.open(encoding="utf-8")))[:NEWS_DOCS]
+def _news_dataset(docs: int) -> tuple[BeirDataset, dict[str, dict[str, str]]]:
+    rows = list(csv.DictReader(NEWS_CSV.open(encoding="utf-8")))[:docs]
     corpus = {f"n{i}": {"title": "", "text": row["text"]} for i, row in enumerate(rows)}
     meta = {
         f"n{i}": {"date": row["created"][:10], "author": row["paper_name"]}
@@ -116,12 +116,14 @@ def _ingest_news(runtime: Runtime, dataset: BeirDataset, meta: dict[str, dict[st
     return kb.id, mapping
 
 
-def _session(runtime: Runtime, name: str, directory: Path) -> tuple[EvalSession, str | None]:
+def _session(
+    runtime: Runtime, name: str, directory: Path, news_docs: int = NEWS_DOCS
+) -> tuple[EvalSession, str | None]:
     """The set's session, ingested once and reused; the `now` its questions are asked at."""
     saved = directory / "session.json"
     now = None
     if name == "ko_news_2017":
-        dataset, meta = _news_dataset()
+        dataset, meta = _news_dataset(news_docs)
         now = NEWS_NOW
     else:
         dataset = BeirDataset.load(all_datasets()[name])
@@ -186,10 +188,11 @@ def main() -> None:
     parser.add_argument("--set", action="append", dest="sets", required=True)
     parser.add_argument("--limit", type=int, help="at most this many questions per set")
     parser.add_argument("--fresh", action="store_true", help="ingest again")
+    parser.add_argument("--news-docs", type=int, default=NEWS_DOCS, help="ko_news_2017 headlines")
     args = parser.parse_args()
     results: dict[str, Any] = {"revision": revision()}
     for name in args.sets:
-        directory = ROOT / name
+        directory = ROOT / (f"{name}-{args.news_docs}" if name == "ko_news_2017" else name)
         if args.fresh and (directory / "session.json").exists():
             (directory / "session.json").unlink()
         settings = _settings(directory / "data")
@@ -199,7 +202,7 @@ def main() -> None:
         )
         runtime = Runtime.open(settings)
         try:
-            session, now = _session(runtime, name, directory)
+            session, now = _session(runtime, name, directory, args.news_docs)
             results[name] = compare(runtime, session, now, args.limit)
         finally:
             runtime.close()
