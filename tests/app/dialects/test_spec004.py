@@ -238,7 +238,7 @@ def test_a_passage_in_several_resources_comes_back_once(client: TestClient) -> N
     for domain in ("team-a", "team-b", "team-c"):
         assert client.post("/rag/insert", json={**RAG, "domain": domain}).status_code == 200
     kb = client.post("/api/knowledge-bases", json={"name": "files"}).json()
-    text = "RAG retrieves passages before it answers; the guide explains the retriever.".encode()
+    text = b"RAG retrieves passages before it answers; the guide explains the retriever."
     uploaded = client.post(
         f"/api/knowledge-bases/{kb['id']}/documents", files=[("files", ("guide.md", text))]
     ).json()[0]
