@@ -103,16 +103,22 @@ def test_the_plan_endpoint_shows_the_steps(plain: Served) -> None:
     ]
 
 
-def test_a_step_without_an_answer_ends_clearly(plain: Served) -> None:
-    """The LLM-free planner cannot be made to plan a dead end, so the plan comes from the
-    scripted LLM in the other fixture; here, a chain whose first hop names nothing known."""
-    stream = plain.ask(question="화성 탐사 기업에 투자한 벤처캐피털의 대표는 누구인가요?")
+def test_a_step_without_an_answer_ends_clearly(with_llm: Served) -> None:
+    """A scripted plan whose first hop shares no word with any passage: neither the LLM (NONE)
+    nor the extractive reader finds an answer in s1, so s2 never runs and the end event says
+    which step stopped and why."""
+    dead_end = [dict(LLM_STEPS[0], query="얼룩말 양자 실로폰"), LLM_STEPS[1]]
+    with_llm.script.replies += [
+        llm_plan(steps=dead_end, answer_from="s2"),
+        Reply("NONE"),  # s1 read by the LLM: nothing
+        Reply("찾지 못했습니다."),
+    ]
+    stream = with_llm.ask(question="화성 탐사 기업에 투자한 벤처캐피털의 대표는 누구인가요?")
     steps = steps_of(stream)
-    assert steps and steps[0]["id"] == "s1"
+    assert steps[0]["id"] == "s1" and steps[0]["status"] != "ok"
     end = data(stream, "end")
-    if steps[0]["status"] != "ok":
-        assert end["steps_stopped"]["step"] == "s2"
-        assert "s1 found no answer" in end["steps_stopped"]["reason"]
+    assert end["steps_stopped"]["step"] == "s2"
+    assert "s1 found no answer" in end["steps_stopped"]["reason"]
 
 
 def llm_plan(**changes: object) -> Reply:
