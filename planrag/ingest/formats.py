@@ -1,7 +1,7 @@
-"""Text of the office and web formats people in Korea send: Word (.docx, python-docx), HWPX (the
-XML form of Hangul Word Processor files: a zip of OWPML sections), HTML (the standard library's
-parser: visible text, block elements on their own lines) and CSV (one line per row, each value
-labelled with its column). Binary HWP 5 (.hwp) is read by `hwp.py`."""
+"""Text of the office and web formats people in Korea send: Word (.docx, streamed with lxml),
+HWPX (the XML form of Hangul Word Processor files: a zip of OWPML sections), HTML (the standard
+library's parser: visible text, block elements on their own lines) and CSV (one line per row,
+each value labelled with its column). Binary HWP 5 (.hwp) is read by `hwp.py`."""
 
 from __future__ import annotations
 
@@ -9,41 +9,94 @@ import csv
 import io
 import re
 import zipfile
+from collections.abc import Iterator
 from html.parser import HTMLParser
+from typing import IO
 from xml.etree import ElementTree
+
+from lxml import etree
 
 from planrag.core.errors import ParseError
 from planrag.ingest.inflation import InflationBudget
 
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+# What a paragraph's text is made of, as Word shows it: text runs, tabs and line breaks.
+_DOCX_TEXT = {f"{W}t": None, f"{W}tab": "\t", f"{W}br": "\n", f"{W}cr": "\n"}
+
 
 def docx_text(data: bytes, budget: InflationBudget) -> str:
     """Paragraphs and table rows in document order (headings become Markdown headings).
-    python-docx reads every part of the zip: all of them count against the budget first."""
+
+    Every part of the zip counts against the budget first. The body is streamed with lxml's
+    `iterparse`, each top-level paragraph or table read and then freed: python-docx builds a
+    proxy per paragraph and looks its style up one by one, which took over ten minutes for a
+    20 MB `document.xml` (bench/inflate.py); this reads it in seconds."""
     try:
-        budget.take_zip(zipfile.ZipFile(io.BytesIO(data)))
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        budget.take_zip(archive)
+        styles = _docx_style_names(archive)
+        with archive.open("word/document.xml") as part:
+            return "\n\n".join(_docx_blocks(part, styles))
     except zipfile.BadZipFile as exc:
         raise ParseError("not a valid .docx file (not a zip archive)") from exc
-    try:
-        import docx
-        from docx.table import Table
-        from docx.text.paragraph import Paragraph
-
-        document = docx.Document(io.BytesIO(data))
-    except Exception as exc:
+    except KeyError as exc:
+        raise ParseError("not a valid .docx file: no word/document.xml") from exc
+    except etree.XMLSyntaxError as exc:
         raise ParseError(f"not a valid .docx file: {exc}") from exc
-    lines: list[str] = []
-    for block in document.iter_inner_content():
-        if isinstance(block, Paragraph):
-            text = block.text.strip()
-            style = (block.style.name if block.style is not None else "") or ""
-            level = re.match(r"Heading (\d)", style)
+
+
+def _docx_blocks(part: IO[bytes], styles: dict[str, str]) -> Iterator[str]:
+    body = f"{W}body"
+    for _, element in etree.iterparse(part, events=("end",), resolve_entities=False):
+        parent = element.getparent()
+        if parent is None or parent.tag != body:
+            continue
+        if element.tag == f"{W}p":
+            text = _docx_paragraph(element).strip()
+            style = element.find(f"{W}pPr/{W}pStyle")
+            name = styles.get(style.get(f"{W}val", ""), "") if style is not None else ""
+            level = re.match(r"[Hh]eading ?(\d)", name)
             if text:
-                lines.append(f"{'#' * int(level.group(1))} {text}" if level else text)
-        elif isinstance(block, Table):
-            for row in block.rows:
-                cells = [c.text.strip() for c in row.cells]
-                lines.append(" | ".join(dict.fromkeys(c for c in cells if c)))
-    return "\n\n".join(line for line in lines if line)
+                yield f"{'#' * int(level.group(1))} {text}" if level else text
+        elif element.tag == f"{W}tbl":
+            for row in element.iter(f"{W}tr"):
+                cells = [
+                    "\n".join(_docx_paragraph(p) for p in cell.iter(f"{W}p")).strip()
+                    for cell in row.iter(f"{W}tc")
+                ]
+                line = " | ".join(dict.fromkeys(c for c in cells if c))
+                if line:
+                    yield line
+        element.clear()
+        while element.getprevious() is not None:
+            del parent[0]
+
+
+def _docx_paragraph(paragraph: etree._Element) -> str:
+    parts = []
+    for node in paragraph.iter(*_DOCX_TEXT):
+        fixed = _DOCX_TEXT[node.tag]
+        parts.append(node.text or "" if fixed is None else fixed)
+    return "".join(parts)
+
+
+def _docx_style_names(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Style id → name (`Heading1` → `heading 1`), from word/styles.xml when there is one."""
+    try:
+        root = etree.fromstring(archive.read("word/styles.xml"), _SAFE_XML)
+    except KeyError:
+        return {}
+    except etree.XMLSyntaxError as exc:
+        raise ParseError(f"not a valid .docx file: styles: {exc}") from exc
+    names = {}
+    for style in root.iter(f"{W}style"):
+        name = style.find(f"{W}name")
+        if name is not None:
+            names[style.get(f"{W}styleId", "")] = name.get(f"{W}val", "")
+    return names
+
+
+_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True)
 
 
 def hwpx_text(data: bytes, budget: InflationBudget) -> str:

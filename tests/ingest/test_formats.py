@@ -65,6 +65,42 @@ def test_docx_paragraphs_headings_and_tables_in_order() -> None:
         parse_document(b"PK\x03\x04 not a docx", "docx")
 
 
+def _with_document_xml(body: str | None) -> bytes:
+    """make_docx()'s package with document.xml's body replaced (None: the part removed)."""
+    source = zipfile.ZipFile(io.BytesIO(make_docx()))
+    head, tail = source.read("word/document.xml").decode().split("<w:body>", 1)
+    tail = tail[tail.index("<w:sectPr") :]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            if info.filename != "word/document.xml":
+                target.writestr(info, source.read(info))
+            elif body is not None:
+                target.writestr(info, f"{head}<w:body>{body}{tail}".encode())
+    return out.getvalue()
+
+
+def test_docx_runs_tabs_breaks_hyperlinks_and_merged_cells() -> None:
+    body = (
+        '<w:p><w:r><w:t xml:space="preserve">제1조 </w:t></w:r><w:r><w:tab/><w:t>목적</w:t>'
+        "</w:r><w:r><w:br/><w:t>둘째 줄</w:t></w:r></w:p>"
+        '<w:p><w:hyperlink r:id="x"><w:r><w:t>링크 글</w:t></w:r></w:hyperlink></w:p>'
+        "<w:p><w:r><w:delText>지운 글</w:delText></w:r></w:p>"
+        "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>병합</w:t></w:r></w:p></w:tc>"
+        "<w:tc><w:p><w:r><w:t>병합</w:t></w:r></w:p></w:tc>"
+        "<w:tc><w:p/></w:tc></w:tr></w:tbl>"
+    )
+    text = parse_document(_with_document_xml(body), "docx").text
+    assert text.split("\n\n") == ["제1조 목적\n둘째 줄", "링크 글", "병합"]
+
+
+def test_docx_without_its_document_part_is_a_clear_error() -> None:
+    with pytest.raises(ParseError, match="no word/document.xml"):
+        parse_document(_with_document_xml(None), "docx")
+    with pytest.raises(ParseError, match="not a valid .docx"):
+        parse_document(_with_document_xml("<w:p><w:r><w:t>열린 태그"), "docx")
+
+
 def test_hwpx_sections_and_runs() -> None:
     data = make_hwpx([("제1조 목적", "이 규정은 ", "휴가를 정한다."), ("제2조", "연차는 ", "15일")])
     text = parse_document(data, "hwpx").text
