@@ -217,6 +217,9 @@ class IngestionService:
         self._max_files = max_files
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
         self._pending: dict[str, Future[Document]] = {}
+        # Documents submitted again while their job was already running (a KB re-chunked just
+        # as a document finished): indexed once more after that job, never dropped.
+        self._again: set[str] = set()
         self._lock = threading.Lock()
         self._put_lock = threading.Lock()
         self._closed = False
@@ -409,8 +412,11 @@ class IngestionService:
         if self._queue is not None:
             return self._enqueue(doc_id)
         with self._lock:
-            if doc_id in self._pending:
-                return self._pending[doc_id]
+            running = self._pending.get(doc_id)
+            if running is not None:
+                if running.running() or running.done():
+                    self._again.add(doc_id)
+                return running
             try:
                 kb_id = self._metadata.get_document(doc_id).kb_id
             except NotFound as exc:
@@ -438,7 +444,12 @@ class IngestionService:
     def _forget(self, doc_id: str, kb_id: str) -> None:
         with self._lock:
             self._pending.pop(doc_id, None)
+            again = doc_id in self._again
+            self._again.discard(doc_id)
             drained = not self._pending
+        if again and not self._closed:
+            self.submit(doc_id)
+            return
         if drained and not self._closed:
             # The queue is empty: rebuild the lexical index now rather than on the next query.
             try:

@@ -45,7 +45,9 @@ GRAPH_TEXT = (
     "일론 머스크는 SpaceX의 CEO이다. SpaceX는 Starship을 만든다. "
     "Starship은 Boca Chica에서 발사된다. 일론 머스크는 테슬라의 창업자다."
 )
-QUESTION = "This week's policy: how many days a week can employees work remotely?"
+# "posted this week" scopes the documents: the planner's policy keeps the LLM's time filter
+# (a time the rules read as the world's, as in "this week's X", would be dropped: issue 23).
+QUESTION = "Under the policy posted this week, how many days a week can employees work remotely?"
 TODAY = datetime.now(ZoneInfo("Asia/Seoul")).date()
 MONDAY = TODAY - timedelta(days=TODAY.weekday())
 STANDALONE = "What equipment does the company lend to employees working remotely?"
