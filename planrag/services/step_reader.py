@@ -20,9 +20,9 @@ from planrag.planner.query_text import generic_terms
 from planrag.prompts import render
 from planrag.services.answers import Passage
 from planrag.services.ask_events import StepAnswer
-from planrag.services.passage_text import plain_blocks
+from planrag.services.passage_text import body_sentences
 from planrag.text.entities import find_mentions, normalize
-from planrag.text.korean import get_kiwi, split_sentences
+from planrag.text.korean import get_kiwi
 from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class StepReader:
         head = head_noun(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
-            for position, sentence in enumerate(_sentences(passage.content)):
+            for position, sentence in enumerate(body_sentences(passage.content)):
                 names = [
                     n
                     for n in candidates(sentence)
@@ -199,12 +199,3 @@ def _asked(name: str, asked: set[str]) -> bool:
         )
 
     return named(normalize(name)) or all(named(normalize(w)) for w in name.split())
-
-
-def _sentences(text: str) -> list[str]:
-    found: list[str] = []
-    for block in plain_blocks(text):
-        if block.heading:
-            continue
-        found.extend(block.text[a:b] for a, b in split_sentences(block.text))
-    return found
