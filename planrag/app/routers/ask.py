@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, AskDep, ConversationsDep, SettingsDep
+from planrag.core.settings import Settings
 from planrag.core.types import KnowledgeBase
 from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
@@ -22,6 +23,7 @@ from planrag.planner.scope import PlanScope
 from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest, AskService, PlanRequest
 from planrag.services.ask_events import event_data
+from planrag.services.auth import Principal
 from planrag.services.conversations import (
     ConversationRequest,
     ConversationService,
@@ -103,6 +105,19 @@ async def ask(
     access: AccessDep,
     principal: PrincipalDep,
 ) -> EventSourceResponse:
+    return await ask_stream(body, asking, conversations, settings, access, principal)
+
+
+async def ask_stream(
+    body: ConversationRequest,
+    asking: AskService,
+    conversations: ConversationService,
+    settings: Settings,
+    access: KnowledgeBaseAccess,
+    principal: Principal,
+    fixed: bool = False,
+) -> EventSourceResponse:
+    """The ask as SSE, for v2 (planned) and v1 (`fixed`: the fixed pipeline, no planner)."""
     # Whose documents per-user KBs search: the principal with auth on, else the body's user_id.
     user = acting_user(settings.auth.enabled, principal.id, body.user_id)
     body = body.model_copy(update={"user_id": user})
@@ -112,7 +127,8 @@ async def ask(
         lambda: _prepare(body, asking, conversations, access, principal.id)
     )
     events = conversations.record(
-        asking.ask(request, scope, readable, principal.name, prepared.followup), prepared
+        asking.ask(request, scope, readable, principal.name, prepared.followup, fixed=fixed),
+        prepared,
     )
 
     async def stream() -> AsyncIterator[ServerSentEvent]:

@@ -7,18 +7,13 @@ event's `source` is `fixed`."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-
 from fastapi import APIRouter
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 
 from planrag.app.auth import PrincipalDep
 from planrag.app.dependencies import AccessDep, AskDep, ConversationsDep, SettingsDep
-from planrag.app.routers.ask import EVENTS_DOC, _prepare
-from planrag.services.ask_events import event_data
+from planrag.app.routers.ask import EVENTS_DOC, ask_stream
 from planrag.services.conversations import ConversationRequest
-from planrag.services.ownership import acting_user
 
 router = APIRouter(prefix="/ai/v1", tags=["ask (spec 002)"])
 
@@ -37,22 +32,4 @@ async def ask_v1(
     access: AccessDep,
     principal: PrincipalDep,
 ) -> EventSourceResponse:
-    user = acting_user(settings.auth.enabled, principal.id, body.user_id)
-    body = body.model_copy(update={"user_id": user})
-    prepared, request, readable, scope = await asking.front(
-        lambda: _prepare(body, asking, conversations, access, principal.id)
-    )
-    events = conversations.record(
-        asking.ask(request, scope, readable, principal.name, prepared.followup, fixed=True),
-        prepared,
-    )
-
-    async def stream() -> AsyncIterator[ServerSentEvent]:
-        async for item in events:
-            yield ServerSentEvent(
-                event=item.event, data=json.dumps(event_data(item), ensure_ascii=False)
-            )
-
-    return EventSourceResponse(
-        stream(), ping=settings.ask.heartbeat_s, headers={"X-Accel-Buffering": "no"}
-    )
+    return await ask_stream(body, asking, conversations, settings, access, principal, fixed=True)
