@@ -24,6 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from bench.datasets import RESULTS  # noqa: E402
+from bench.fusion_sweep import minmax, zscore  # noqa: E402
 from planrag.services.metrics import ndcg_at  # noqa: E402
 
 POOL = 120  # max(MIN_POOL, 4 × top_k) with eval's top_k of 30
@@ -79,16 +80,6 @@ class Legs:
 
 def rescale(cos: np.ndarray, base: float) -> np.ndarray:
     return np.clip((cos - base) / (1.0 - base), 0.0, 1.0)
-
-
-def minmax(x: np.ndarray) -> np.ndarray:
-    span = x.max() - x.min()
-    return (x - x.min()) / span if span > 0 else np.zeros_like(x)
-
-
-def zscore(x: np.ndarray) -> np.ndarray:
-    std = x.std()
-    return (x - x.mean()) / std if std > 0 else np.zeros_like(x)
 
 
 def ranks(x: np.ndarray, pool: int = POOL) -> np.ndarray:
