@@ -107,9 +107,11 @@ def _time(
 
 def _deictic_here(text: str, span: tuple[int, int]) -> bool:
     """Whether relative words say "recently" here: not "today's libraries" (nowadays), not a
-    month before a number ("March 631"), not "today" in a long English passage."""
+    month before a number ("March 631"), not "today" in a long English passage. "this week's
+    incidents", "last month's report" name a period, as "이번 주 보안 사고" does."""
     after = text[span[1] : span[1] + 4]
-    if after.startswith(("'s", "’s")) or re.match(r"\s*\d", after):
+    nowadays = text[span[0] : span[1]].strip().lower() in ("today", "tonight")
+    if (nowadays and after.startswith(("'s", "’s"))) or re.match(r"\s*\d", after):
         return False
     return not (not _HANGUL.search(text) and len(text.split()) > 14)
 
