@@ -16,7 +16,14 @@ from planrag.core.settings import PlannerSettings
 from planrag.planner import document_scope, query_text, time_range
 from planrag.planner.analysis import Analysis, analyse
 from planrag.planner.direct import is_direct
-from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFilter
+from planrag.planner.schema import (
+    MAX_SEARCH_CHARS,
+    Filters,
+    GraphPlan,
+    SearchPlan,
+    Sort,
+    TimeFilter,
+)
 from planrag.planner.scope import PlanScope
 from planrag.text.entities import is_relational, question_pattern
 
@@ -184,7 +191,9 @@ class HeuristicPlanner:
             mode="document" if scope.doc_id else "rag",
             strategy=strategy,  # type: ignore[arg-type]
             knowledge_bases=kbs,
-            query=query if query and query != text else None,
+            # the search reads at most the first 2,000 characters (a long question is allowed
+            # when PLANRAG_ASK__MAX_QUESTION_CHARS is raised)
+            query=query[:MAX_SEARCH_CHARS] if query and query != text else None,
             top_k=min(top_k, 50),
             graph=graph,
             filters=filters,

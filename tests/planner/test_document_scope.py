@@ -114,3 +114,11 @@ def test_this_week_s_x_is_the_week_as_in_korean_but_today_s_x_is_nowadays() -> N
     assert report.filters.time is not None and report.query == "sales report"
     nowadays = PLANNER.plan("today's libraries face budget cuts", scope())
     assert nowadays.filters.time is None and nowadays.query is None
+
+
+def test_a_long_question_plans_with_the_search_text_s_own_limit() -> None:
+    # allowed when PLANRAG_ASK__MAX_QUESTION_CHARS is raised (CISI's queries reach 2,023)
+    question = "지난주 반도체 기사 보여줘 " + "반도체 시장 동향과 전망에 대한 분석 " * 150
+    plan = PLANNER.plan(question, scope())
+    assert plan.filters.time is not None and plan.query is not None
+    assert len(plan.query) == 2000 and plan.query.startswith("반도체")
