@@ -185,7 +185,8 @@ class Neo4jSettings(BaseModel):
 class GraphSettings(BaseModel):
     """Graph RAG: extraction at indexing (KBs with a graph backend) and graph search."""
 
-    # auto: the LLM extractor when an LLM is configured, else the rule extractor (Kiwi, no LLM).
+    # auto: rules and LLM both, merged (spec 001's dual extraction), when an LLM is configured,
+    # else the rule extractor (Kiwi, no LLM); llm: the LLM alone.
     extractor: Literal["auto", "rule", "llm"] = "auto"
     # A failed extraction marks the document error (fail), or indexes it without graph (skip).
     on_error: Literal["fail", "skip"] = "fail"
