@@ -16,7 +16,14 @@ from planrag.core.settings import PlannerSettings
 from planrag.planner import document_scope, query_text, time_range
 from planrag.planner.analysis import Analysis, analyse
 from planrag.planner.direct import is_direct
-from planrag.planner.schema import Filters, GraphPlan, SearchPlan, Sort, TimeFilter
+from planrag.planner.schema import (
+    MAX_SEARCH_CHARS,
+    Filters,
+    GraphPlan,
+    SearchPlan,
+    Sort,
+    TimeFilter,
+)
 from planrag.planner.scope import PlanScope
 from planrag.text.entities import is_relational, question_pattern
 
@@ -107,9 +114,11 @@ def _time(
 
 def _deictic_here(text: str, span: tuple[int, int]) -> bool:
     """Whether relative words say "recently" here: not "today's libraries" (nowadays), not a
-    month before a number ("March 631"), not "today" in a long English passage."""
+    month before a number ("March 631"), not "today" in a long English passage. "this week's
+    incidents", "last month's report" name a period, as "이번 주 보안 사고" does."""
     after = text[span[1] : span[1] + 4]
-    if after.startswith(("'s", "’s")) or re.match(r"\s*\d", after):
+    nowadays = text[span[0] : span[1]].strip().lower() in ("today", "tonight")
+    if (nowadays and after.startswith(("'s", "’s"))) or re.match(r"\s*\d", after):
         return False
     return not (not _HANGUL.search(text) and len(text.split()) > 14)
 
@@ -182,7 +191,9 @@ class HeuristicPlanner:
             mode="document" if scope.doc_id else "rag",
             strategy=strategy,  # type: ignore[arg-type]
             knowledge_bases=kbs,
-            query=query if query and query != text else None,
+            # the search reads at most the first 2,000 characters (a long question is allowed
+            # when PLANRAG_ASK__MAX_QUESTION_CHARS is raised)
+            query=query[:MAX_SEARCH_CHARS] if query and query != text else None,
             top_k=min(top_k, 50),
             graph=graph,
             filters=filters,

@@ -102,3 +102,23 @@ def test_decades_and_future_years() -> None:
     assert plan.query == "투자은행 관련"
     future = PLANNER.plan("2028년부터 시행되는 제도 관련 기사", scope())  # never an invalid range
     assert future.filters.time is not None and future.filters.time.to is None
+
+
+def test_this_week_s_x_is_the_week_as_in_korean_but_today_s_x_is_nowadays() -> None:
+    korean = PLANNER.plan("이번 주 보안 사고", scope()).filters.time
+    english = PLANNER.plan("this week's security incidents", scope())
+    assert korean is not None and english.filters.time is not None, english.rationale
+    assert (english.filters.time.from_, english.filters.time.to) == (korean.from_, korean.to)
+    assert english.query == "security incidents"
+    report = PLANNER.plan("last month's sales report", scope())
+    assert report.filters.time is not None and report.query == "sales report"
+    nowadays = PLANNER.plan("today's libraries face budget cuts", scope())
+    assert nowadays.filters.time is None and nowadays.query is None
+
+
+def test_a_long_question_plans_with_the_search_text_s_own_limit() -> None:
+    # allowed when PLANRAG_ASK__MAX_QUESTION_CHARS is raised (CISI's queries reach 2,023)
+    question = "지난주 반도체 기사 보여줘 " + "반도체 시장 동향과 전망에 대한 분석 " * 150
+    plan = PLANNER.plan(question, scope())
+    assert plan.filters.time is not None and plan.query is not None
+    assert len(plan.query) == 2000 and plan.query.startswith("반도체")
