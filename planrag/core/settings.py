@@ -198,6 +198,9 @@ class GraphSettings(BaseModel):
     # docs/graph.md).
     hops: int = Field(default=2, ge=1, le=5)
     boost: float = Field(default=2.0, ge=1.0, le=10.0)
+    # How graph search reads a question (entities, hops, relation words): auto = the LLM when
+    # one is configured (the rules when it fails), rule = the rules alone.
+    question_analysis: Literal["auto", "rule"] = "auto"
 
 
 class LLMSettings(BaseModel):
