@@ -28,7 +28,7 @@ from planrag.llm.chat import ChatClient
 from planrag.llm.e5 import is_e5
 from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
+from planrag.planner.schema import MAX_TOP_K, FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.admission import StageAdmission
@@ -56,7 +56,7 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.services.spec002_plan import spec002_plan, user_scope
+from planrag.services.spec002_plan import SPEC002_MAX_TOP_K, spec002_plan, user_scope
 from planrag.services.step_execution import (
     StepResult,
     StepRunner,
@@ -131,6 +131,13 @@ class AskRequest(PlanRequest):
         default=None,
         max_length=20,
         description="spec 002: only documents tagged with one of these (the plan's `tags`)",
+    )
+    top_k: int | None = Field(
+        default=None,
+        ge=1,
+        le=SPEC002_MAX_TOP_K,
+        description="spec 002: chunk candidates per knowledge base, 1..10 (the spec's range); "
+        "overrides the planner's, raised to cover the plan's `limit` (docs/spec_mapping.md)",
     )
 
     @model_validator(mode="after")
@@ -226,7 +233,9 @@ class AskService:
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
+        self._executor = PlanExecutor(
+            retrieval, settings.ask.max_passages, listing, settings.ask.world_date_passages
+        )
         self._retrieval = retrieval
         self._planner = planner
         self._chat = chat
@@ -387,6 +396,7 @@ class AskService:
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
         envelope = _with_categories(envelope, run.request.category_ids)
+        envelope = _with_top_k(envelope, run.request.top_k)
         run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
         run.record.envelope = envelope
         run.record.timings_ms["plan"] = _ms(run.started)
@@ -692,6 +702,17 @@ def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None)
     filters = envelope.plan.filters.model_copy(update={"tags": tags})
     plan = envelope.plan.model_copy(update={"filters": filters})
     return envelope.model_copy(update={"plan": plan})
+
+
+def _with_top_k(envelope: PlanEnvelope, top_k: int | None) -> PlanEnvelope:
+    """A spec 002 client's `top_k` (1..10) is the plan's candidate width, raised as the
+    policy raises any plan's to cover a relevance-sorted `limit` (up to 20)."""
+    if top_k is None:
+        return envelope
+    plan = envelope.plan
+    if plan.limit and plan.sort == "relevance":
+        top_k = min(MAX_TOP_K, max(top_k, plan.limit))
+    return envelope.model_copy(update={"plan": plan.model_copy(update={"top_k": top_k})})
 
 
 def _ms(since: float) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from planrag.core.errors import PlanragError
 from planrag.core.settings import GraphSettings
 from planrag.core.types import Chunk, Document, KnowledgeBase
+from planrag.ingest.dual_extraction import DualExtractor
 from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.llm.chat import ChatClient
@@ -39,17 +40,20 @@ class GraphIndexer:
         self._rule = RuleExtractor()
 
     def extractor(self) -> Extractor:
+        """`auto`: rules and the LLM merged (spec 001's dual extraction) when an LLM is
+        configured, else the rules; `llm`: the LLM alone (its failures fail the document)."""
         choice = self._settings.extractor
         chat = self._chat() if choice != "rule" else None
         if choice == "llm" or (choice == "auto" and chat is not None and chat.configured):
             assert chat is not None
-            return LLMExtractor(
+            llm = LLMExtractor(
                 chat,
                 self._cache,
                 batch=self._settings.llm_batch,
                 concurrency=self._settings.llm_concurrency,
                 timeout_s=max(chat.settings.timeout_s, 30.0),
             )
+            return llm if choice == "llm" else DualExtractor(self._rule, llm)
         return self._rule
 
     def index(

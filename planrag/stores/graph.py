@@ -54,7 +54,10 @@ class Entity(BaseModel):
     name: str = Field(min_length=1, max_length=500, description="the name as first seen")
     type: str = DEFAULT_TYPE
     aliases: list[str] = Field(
-        default_factory=list, description="other names of the thing (extraction only)"
+        default_factory=list, description="other names of the thing, as the documents wrote them"
+    )
+    extracted_by: list[str] = Field(
+        default_factory=list, description="the extractors that found it: rule, llm (extraction)"
     )
 
     @field_validator("type")
@@ -73,6 +76,9 @@ class Relation(BaseModel):
     target: str = Field(description="the object's key")
     type: str = DEFAULT_RELATION
     sentence: str = Field(default="", description="the sentence it was read from (extraction)")
+    extracted_by: list[str] = Field(
+        default_factory=list, description="the extractors that found it: rule, llm (extraction)"
+    )
 
     @field_validator("type")
     @classmethod

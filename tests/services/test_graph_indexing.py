@@ -3,6 +3,7 @@ with its indexing and removed with it; a KB's graph goes with the KB; extraction
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -127,3 +128,43 @@ def test_progress_is_shown_while_extracting(runtime: Runtime) -> None:
     runtime.ingestion.index(doc.id)
     assert any(p and p.startswith("graph: extracting 1/1 chunks") for p in seen)
     assert seen[-1] is None
+
+
+DUAL = "박지은은 한빛로보틱스의 대표이사이다. 박지은은 누리봇 프로젝트를 이끈다."
+DUAL_REPLY = {
+    "chunks": [
+        {
+            "index": 0,
+            "entities": [{"name": "누리봇", "type": "PRODUCT"}],
+            "relations": [{"source": "박지은", "relation": "LEADS", "target": "누리봇"}],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize("llm_works", [True, False], ids=["llm", "broken-llm"])
+def test_with_an_llm_rules_and_llm_both_extract(
+    llm_works: bool, settings: Settings, embedders: EmbedderRegistry
+) -> None:
+    """auto with an LLM configured: dual extraction; a broken LLM answer leaves the rules'
+    graph and the document indexes (never a failure)."""
+    good = Reply(json.dumps(DUAL_REPLY, ensure_ascii=False))
+    script = Script(replies=[good] if llm_works else [Reply("{broken"), Reply("[]")])
+    with serve_llm(script) as url:
+        settings.llm.base_url, settings.llm.model = url, "test-model"
+        settings.graph.extractor, settings.graph.on_error = "auto", "fail"
+        rt = Runtime.open(settings, embedders)
+        try:
+            kb = rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend="ontology"))
+            upload(rt, kb.id, "dual.txt", DUAL)
+            store = rt.graphs.get("ontology")
+            edges = {
+                (e.source.key, e.type, e.target.key) for e in store.expand(kb.id, ["박지은"]).edges
+            }
+            assert ("박지은", "CEO_OF", "한빛로보틱스") in edges  # the rules' relation either way
+            assert (("박지은", "LEADS", "누리봇") in edges) is llm_works
+            assert len(script.requests) == (1 if llm_works else 2)
+            product = store.entities(kb.id, ["누리봇"])[0].entity
+            assert (product.type == "PRODUCT") is llm_works
+        finally:
+            rt.close()

@@ -5,7 +5,7 @@ import { fetchEventSource } from "@microsoft/fetch-event-source";
 
 import { authHeaders } from "../auth/credentials";
 import { ApiError, errorFromResponse } from "./client";
-import type { Passage, PassageRef, PlanEnvelope } from "./types";
+import type { Passage, PassageRef, PlanEnvelope, StepRecord } from "./types";
 
 export interface AskEnd {
   trace_id: string | null;
@@ -18,6 +18,8 @@ export interface AskEnd {
 export interface AskState {
   status: "idle" | "streaming" | "done" | "error";
   envelope: PlanEnvelope | null;
+  /** The steps of a multi-step plan as they ran (`step` events), in order. */
+  steps: StepRecord[];
   hits: PassageRef[];
   stages: Record<string, unknown> | null;
   relaxed: boolean;
@@ -31,6 +33,7 @@ export interface AskState {
 export const initialAskState: AskState = {
   status: "idle",
   envelope: null,
+  steps: [],
   hits: [],
   stages: null,
   relaxed: false,
@@ -58,6 +61,8 @@ export function applyAskEvent(state: AskState, message: AskEvent): AskState {
   switch (message.event) {
     case "search_plan":
       return { ...state, status: "streaming", envelope: data as unknown as PlanEnvelope };
+    case "step":
+      return { ...state, steps: [...state.steps, data as unknown as StepRecord] };
     case "search_result":
       return {
         ...state,

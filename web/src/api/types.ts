@@ -182,6 +182,31 @@ export interface SearchPlan {
   sort: "relevance" | "newest" | "oldest";
   limit: number | null;
   rationale: string;
+  /** A multi-step plan (version 2): each step a search whose query may name {{sN.answer}}. */
+  steps?: PlanStep[];
+  answer_from?: string | null;
+}
+
+export interface PlanStep {
+  id: string;
+  query: string;
+  strategy: Strategy | null;
+  top_k: number | null;
+}
+
+/** One step as run: the `step` event of an ask, and the trace's record of it. */
+export interface StepRecord {
+  id: string;
+  /** The query searched, earlier answers filled in. */
+  query: string;
+  /** The query as planned, with its {{sN.answer}}. */
+  planned: string;
+  plan: { strategy: Strategy; top_k: number };
+  hits: PassageRef[];
+  answer: { text: string; sentence: string; passage: number; source: string } | null;
+  status: string;
+  reason: string | null;
+  adaptive: boolean;
 }
 
 export interface PlanEnvelope {
@@ -240,6 +265,7 @@ export interface Trace extends TraceSummary {
     answer?: string;
     answer_source?: string;
     citations?: PassageRef[];
+    steps?: StepRecord[];
     error?: unknown;
     [key: string]: unknown;
   };

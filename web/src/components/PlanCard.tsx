@@ -1,8 +1,10 @@
 // The search plan, never hidden: strategy, time range and the words it came from, sort, limit,
-// knowledge bases, who made the plan (llm / heuristic / fallback and why) and any relaxation.
+// knowledge bases, who made the plan (llm / heuristic / fallback and why), any relaxation and
+// the steps of a multi-step plan.
 
-import type { PlanEnvelope } from "../api/types";
+import type { PlanEnvelope, StepRecord } from "../api/types";
 import { useT } from "../i18n/i18n";
+import { PlanSteps } from "./PlanSteps";
 
 export function describeTime(envelope: PlanEnvelope): string | null {
   const time = envelope.plan.filters.time;
@@ -22,7 +24,7 @@ export function describeStrategy({ plan }: PlanEnvelope): string {
     .join(" + ");
 }
 
-export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
+export function PlanCard({ envelope, steps }: { envelope: PlanEnvelope; steps?: StepRecord[] }) {
   const t = useT();
   const { plan } = envelope;
   const time = describeTime(envelope);
@@ -106,6 +108,7 @@ export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
           </>
         )}
       </dl>
+      <PlanSteps envelope={envelope} steps={steps} />
       <details>
         <summary>{t("plan.json")}</summary>
         <pre className="json">{JSON.stringify(envelope, null, 2)}</pre>

@@ -198,7 +198,9 @@ export function AskPage() {
             </section>
           )}
         </div>
-        <aside className="ask-side">{state.envelope && <PlanCard envelope={state.envelope} />}</aside>
+        <aside className="ask-side">
+          {state.envelope && <PlanCard envelope={state.envelope} steps={state.steps} />}
+        </aside>
       </div>
     </div>
   );

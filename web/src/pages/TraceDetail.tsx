@@ -65,7 +65,9 @@ export function TraceDetail() {
             <pre className="json error">{JSON.stringify(data.error, null, 2)}</pre>
           )}
         </div>
-        <aside className="ask-side">{data.envelope && <PlanCard envelope={data.envelope} />}</aside>
+        <aside className="ask-side">
+          {data.envelope && <PlanCard envelope={data.envelope} steps={data.steps} />}
+        </aside>
       </div>
     </div>
   );
