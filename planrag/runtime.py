@@ -17,6 +17,7 @@ from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
 from planrag.executors.fusion import FusionCalibrator
+from planrag.executors.graph_questions import LLMQuestionReader, rule_reading
 from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.ingest.inflation import ReadLimits
 from planrag.llm.chat import ChatClient
@@ -175,7 +176,14 @@ class Runtime:
         calibrator = build_calibrator(metadata, embedders)
         executors = ExecutorRegistry.build(
             ExecutorDeps(
-                rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost
+                rerankers=rerankers,
+                calibrator=calibrator,
+                graph_boost=settings.graph.boost,
+                graph_reader=(
+                    LLMQuestionReader(chat)
+                    if settings.graph.question_analysis == "auto"
+                    else rule_reading
+                ),
             )
         )
         graphs = open_graph_stores(settings)

@@ -372,6 +372,12 @@ class GraphAnalysis(BaseModel):
         default_factory=list, description="relation words of the question (CEO, 스승, founded)"
     )
     hops: int = Field(ge=1, le=5)
+    source: Literal["rules", "llm", "fallback"] = Field(
+        default="rules",
+        description="who read the question: rules (no LLM), llm, or fallback (the LLM failed "
+        "and the rules read it)",
+    )
+    fallback_reason: str | None = Field(default=None, description="why the LLM's reading failed")
 
 
 class GraphPath(BaseModel):

@@ -234,7 +234,9 @@ class AskService:
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
+        self._executor = PlanExecutor(
+            retrieval, settings.ask.max_passages, listing, settings.ask.world_date_passages
+        )
         self._retrieval = retrieval
         self._planner = planner
         self._chat = chat

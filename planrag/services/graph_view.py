@@ -14,11 +14,14 @@ from planrag.core.types import KnowledgeBase
 from planrag.executors.graph import GraphSearch
 from planrag.services.auth import Principal
 from planrag.services.ownership import OwnershipResolver
-from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
+from planrag.stores.graph import DEFAULT_TYPE, Edge, Entity, GraphStore, entity_key
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.restricted_graph import restricted
+from planrag.text.definitions import definition, first_mention
 from planrag.text.entities import normalize
+
+SENTENCE_CHUNKS = 20  # an entity's passages read for its definition, in document order
 
 
 class GraphNode(BaseModel):
@@ -48,6 +51,18 @@ class EntityView(BaseModel):
     type: str
 
 
+class EntityDescription(BaseModel):
+    """What an entity is, from its sentences (spec 004's entity `type` and `description`)."""
+
+    type: str = Field(
+        description="the graph's type; a CONCEPT takes the type its definition implies"
+    )
+    description: str = Field(
+        description="the first sentence defining it ('X는 … 회사이다'), else the first that names "
+        "it; empty when no passage is readable"
+    )
+
+
 class EntitySource(BaseModel):
     chunk_id: str
     document_id: str
@@ -58,6 +73,17 @@ class EntitySource(BaseModel):
 class EntitySources(BaseModel):
     entity: EntityView
     sources: list[EntitySource]
+
+
+def _described(entity: Entity, texts: list[str]) -> EntityDescription:
+    names = list(dict.fromkeys([entity.name, *entity.aliases]))
+    for text in texts:
+        found = definition(names, text)
+        if found is not None:
+            type_ = found.type if entity.type == DEFAULT_TYPE and found.type else entity.type
+            return EntityDescription(type=type_, description=found.sentence)
+    first = next((s for s in (first_mention(names, t) for t in texts) if s), "")
+    return EntityDescription(type=entity.type, description=first)
 
 
 def _view(entity: Entity) -> EntityView:
@@ -167,6 +193,31 @@ class GraphExplorer:
         store = restricted(store, documents)
         result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
         return result.entities[:limit], result.edges[:limit]
+
+    def describe(
+        self, kb: KnowledgeBase, entities: list[Entity], documents: frozenset[str] | None = None
+    ) -> dict[str, EntityDescription]:
+        """Each entity's type and description from the passages that mention it (of
+        `documents` only, on a per-user KB), read in document order: the first defining
+        sentence, else the first sentence naming it."""
+        store = self._graphs.for_kb(kb.graph_backend)
+        if store is None or not entities:
+            return {}
+        store = restricted(store, documents)
+        mentioned = {
+            e.key: store.mentions(kb.id, [e.key], limit=SENTENCE_CHUNKS).mentions for e in entities
+        }
+        chunks = self._metadata.get_chunks(
+            list({m.chunk_id for found in mentioned.values() for m in found})
+        )
+        out: dict[str, EntityDescription] = {}
+        for entity in entities:
+            texts = sorted(
+                (chunks[m.chunk_id] for m in mentioned[entity.key] if m.chunk_id in chunks),
+                key=lambda c: (c.doc_id, c.position),
+            )
+            out[entity.key] = _described(entity, [c.text for c in texts])
+        return out
 
     def sources(
         self, kb_id: str, entity_id: str, limit: int = 50, principal: Principal | None = None
