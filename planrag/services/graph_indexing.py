@@ -17,6 +17,7 @@ from planrag.ingest.dual_extraction import DualExtractor
 from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.llm.chat import ChatClient
+from planrag.services.entity_unification import unify
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.graphs import GraphStores
 
@@ -71,7 +72,7 @@ class GraphIndexer:
             note(f"graph: extracting {done}/{total} chunks ({extractor.name})")
 
         try:
-            graphs = extractor.extract(texts, progress)
+            graphs = unify(store, kb.id, extractor.extract(texts, progress))
             note(f"graph: writing {sum(len(g.entities) for g in graphs)} entity mentions")
             store.add(kb.id, graphs)
         except Exception as exc:
