@@ -41,7 +41,7 @@ from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.ask import PlanRequest  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
-from planrag.services.metrics import ndcg_at  # noqa: E402
+from planrag.services.metrics import ndcg_at, recall_at  # noqa: E402
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest  # noqa: E402
 
 ROOT = RESULTS / "ask_vs_retrieve"
@@ -107,7 +107,7 @@ def compare(runtime: Runtime, session: EvalSession, now: str | None, limit: int 
     judged = judged[:limit] if limit else judged
     executor = runtime.ask._executor  # the ask's own executor (a bench may look inside)
     default = runtime.settings.planner.strategy
-    totals = {"retrieve": 0.0, "ask": 0.0, "default": 0.0}
+    totals = dict.fromkeys(("retrieve", "ask", "default", "ask_recall", "retrieve_recall"), 0.0)
     diffs: list[dict[str, Any]] = []
     for qid, question in judged:
         request = PlanRequest.model_validate({"question": question, "now": now})
@@ -133,6 +133,8 @@ def compare(runtime: Runtime, session: EvalSession, now: str | None, limit: int 
         asked = list(dict.fromkeys(session.mapping[p.doc_id] for p in passages))
         qrels = session.dataset.qrels[qid]
         a, r, d = (ndcg_at(x, qrels, 10) for x in (asked, plain, base))
+        totals["ask_recall"] += recall_at(asked, qrels, len(asked))  # extras of a world date too
+        totals["retrieve_recall"] += recall_at(plain, qrels, 10)
         totals["retrieve"] += r
         totals["ask"] += a
         totals["default"] += d
@@ -150,6 +152,8 @@ def compare(runtime: Runtime, session: EvalSession, now: str | None, limit: int 
         "retrieve_ndcg@10": round(totals["retrieve"] / n, 4),
         "ask_ndcg@10": round(totals["ask"] / n, 4),
         "default_ndcg@10": round(totals["default"] / n, 4),
+        "retrieve_recall@10": round(totals["retrieve_recall"] / n, 4),
+        "ask_recall_all_passages": round(totals["ask_recall"] / n, 4),
         "better": sum(d["ask"] > d["retrieve"] for d in diffs),
         "worse": sum(d["ask"] < d["retrieve"] for d in diffs),
         "worse_than_default": sum(d["ask"] < d["default"] for d in diffs),

@@ -252,6 +252,10 @@ class AskSettings(BaseModel):
     max_passages: int = Field(default=8, ge=1, le=50)
     max_passage_chars: int = Field(default=1500, ge=100, le=20000)
     max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # An absolute date in a question about the world ("2017년 7월 28일 북한이 발사한 ICBM은?")
+    # filters nothing; on a knowledge base with documents of that date, up to this many
+    # passages of them are added after the others (none removed). 0: off.
+    world_date_passages: int = Field(default=2, ge=0, le=10)
     # Without an LLM, passages must hold this share of the question's content terms to be
     # answered from; below it the answer says nothing relevant was found (exists: false).
     relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)

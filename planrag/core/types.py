@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from planrag.core.graph_backends import GraphBackendName
+from planrag.core.messages import Message
 
 Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = GraphBackendName  # "none" or a registered backend (core/graph_backends.py)
@@ -251,6 +252,12 @@ class Document(BaseModel):
     progress: str | None = Field(
         default=None,
         description="what indexing is doing (graph: extracting 12/40 chunks), or a note on it",
+    )
+    progress_detail: Message | None = Field(
+        default=None, description="`progress` as a code and parameters (for translation)"
+    )
+    error_detail: Message | None = Field(
+        default=None, description="`error` as a code and parameters (for translation)"
     )
     metadata: DocumentMetadata = DocumentMetadata()
     created_at: datetime

@@ -45,6 +45,7 @@ class Reading:
     query: str
     reasons: list[str]
     topic: bool = True  # a content word is left besides time, order, count, cue and request
+    world: TimeFilter | None = None  # a date of the world, kept in the text (a soft signal)
 
 
 def read_question(
@@ -64,7 +65,7 @@ def read_question(
     cues = document_scope.publication_cues(words)
     requests = document_scope.request_spans(words)
     named = _spans_of(text, values or [])
-    time, time_span = _time(text, now, tz, words, cues + requests + named, reasons)
+    time, time_span, world = _time(text, now, tz, words, cues + requests + named, reasons)
     skip = [time_span] if time_span else []
     sort, sort_spans = document_scope.find_order(words, skip)
     limit, limit_spans = document_scope.find_count(words, skip, cues, sort != "relevance")
@@ -80,7 +81,7 @@ def read_question(
     for span in removed:
         masked = query_text.mask(masked, *span)
     query = query_text.search_text(text, masked, words) if removed else text
-    return Reading(time, sort, limit, query, reasons, topic)  # type: ignore[arg-type]
+    return Reading(time, sort, limit, query, reasons, topic, world)  # type: ignore[arg-type]
 
 
 def _time(
@@ -90,15 +91,17 @@ def _time(
     words: Analysis,
     other: list[tuple[int, int]],
     reasons: list[str],
-) -> tuple[TimeFilter | None, tuple[int, int] | None]:
-    """The time filter and where its words are, when the time expression scopes documents."""
+) -> tuple[TimeFilter | None, tuple[int, int] | None, TimeFilter | None]:
+    """The time filter and where its words are, when the time expression scopes documents;
+    else, for an absolute date about the world, that date (a soft signal, no filter)."""
     found = time_range.resolve(text, now, tz)
     if found is None:
-        return None, None
+        return None, None, None
     at = text.find(found.expression)
     span = (at, at + len(found.expression))
     cues = document_scope.publication_cues(words)
-    if document_scope.relative(found.expression) and (cues or _deictic_here(text, span)):
+    relative = document_scope.relative(found.expression)
+    if relative and (cues or _deictic_here(text, span)):
         why = "relative to today"
     elif cues:
         why = f"documents named ('{text[cues[0][0] : cues[0][1]]}')"
@@ -106,10 +109,12 @@ def _time(
         why = "nothing but the time is asked for"
     else:
         reasons.append(f"'{found.expression}' dates the world, not the documents: kept in the text")
-        return None, None
+        start, end = found.iso()
+        world = None if relative else TimeFilter.of(start, end, found.expression)
+        return None, None, world
     start, end = found.iso()
     reasons.append(f"time '{found.expression}' ({why})")
-    return TimeFilter.of(start, end, found.expression), span
+    return TimeFilter.of(start, end, found.expression), span, None
 
 
 def _deictic_here(text: str, span: tuple[int, int]) -> bool:
@@ -197,6 +202,7 @@ class HeuristicPlanner:
             top_k=min(top_k, 50),
             graph=graph,
             filters=filters,
+            world_time=words.world,
             sort=sort,
             limit=limit,
             listing=listing,

@@ -167,6 +167,12 @@ class SearchPlan(_Strict):
     rerank: RerankPlan = RerankPlan()
     graph: GraphPlan = GraphPlan()
     filters: Filters = Filters()
+    world_time: TimeFilter | None = Field(
+        default=None,
+        description="a date the question names about the world, kept in the search text "
+        "('1989년 6월 30일 … 파견된 인물은?'): it filters nothing; passages of documents dated "
+        "then may be added after the others, none removed. Null without one",
+    )
     sort: Sort = "relevance"
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
     listing: bool = Field(

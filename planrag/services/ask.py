@@ -22,6 +22,7 @@ from planrag.core.errors import (
     KnowledgeBaseNotFound,
     PlanragError,
 )
+from planrag.core.messages import Param, params_of
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import GraphPath, KnowledgeBase
 from planrag.llm.chat import ChatClient
@@ -233,7 +234,9 @@ class AskService:
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
+        self._executor = PlanExecutor(
+            retrieval, settings.ask.max_passages, listing, settings.ask.world_date_passages
+        )
         self._retrieval = retrieval
         self._planner = planner
         self._chat = chat
@@ -277,7 +280,9 @@ class AskService:
             by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
             missing = [n for n in request.knowledge_bases if n not in by_key]
             if missing:
-                raise KnowledgeBaseNotFound(f"knowledge base '{missing[0]}' not found")
+                raise KnowledgeBaseNotFound(
+                    f"knowledge base '{missing[0]}' not found", kb=missing[0]
+                )
             wanted = {by_key[n].id for n in request.knowledge_bases}
             chosen = [kb for kb in readable if kb.id in wanted]
         if doc_id is not None:
@@ -368,7 +373,7 @@ class AskService:
             self._record(run)
             raise
         except PlanragError as exc:
-            last = run.fail(exc.code, exc.message)
+            last = run.fail(exc.code, exc.message, params_of(exc.details))
         except Exception as exc:  # never a broken stream without a reason
             log.exception("ask failed")
             last = run.fail("internal_error", f"{type(exc).__name__}: {exc}")
@@ -761,9 +766,9 @@ class _AskRun:
             steps_stopped=self.record.steps_stopped,
         )
 
-    def fail(self, code: str, message: str) -> ErrorEvent:
+    def fail(self, code: str, message: str, params: dict[str, Param] | None = None) -> ErrorEvent:
         self.record.error = TraceError(code=code, message=message)
-        return ErrorEvent(code=code, message=message, trace_id=self.trace.id)
+        return ErrorEvent(code=code, message=message, params=params or {}, trace_id=self.trace.id)
 
 
 def _evidence_events(

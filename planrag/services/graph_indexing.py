@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 
 from planrag.core.errors import PlanragError
+from planrag.core.messages import Message, message
 from planrag.core.settings import GraphSettings
 from planrag.core.types import Chunk, Document, KnowledgeBase
 from planrag.ingest.dual_extraction import DualExtractor
@@ -23,7 +24,7 @@ from planrag.stores.graphs import GraphStores
 
 log = logging.getLogger(__name__)
 
-Note = Callable[[str | None], None]
+Note = Callable[[Message | None], None]
 
 
 class GraphIndexer:
@@ -59,7 +60,7 @@ class GraphIndexer:
 
     def index(
         self, kb: KnowledgeBase, doc: Document, chunks: list[Chunk], note: Note
-    ) -> str | None:
+    ) -> Message | None:
         """Extract and write one document's graph, noting progress. Raises on failure with
         on_error=fail; with on_error=skip returns why the document has no graph."""
         store = self.graphs.for_kb(kb.graph_backend)
@@ -69,11 +70,11 @@ class GraphIndexer:
         texts = [ChunkText(chunk_id=c.id, doc_id=doc.id, text=c.text) for c in chunks]
 
         def progress(done: int, total: int) -> None:
-            note(f"graph: extracting {done}/{total} chunks ({extractor.name})")
+            note(message("graph_extracting", done=done, total=total, extractor=extractor.name))
 
         try:
             graphs = unify(store, kb.id, extractor.extract(texts, progress))
-            note(f"graph: writing {sum(len(g.entities) for g in graphs)} entity mentions")
+            note(message("graph_writing", mentions=sum(len(g.entities) for g in graphs)))
             store.add(kb.id, graphs)
         except Exception as exc:
             reason = (
@@ -82,7 +83,7 @@ class GraphIndexer:
             store.delete_documents(kb.id, [doc.id])
             if self._settings.on_error == "skip":
                 log.warning("document %s indexed without graph: %s", doc.id, reason)
-                return f"indexed without graph: {reason}"[:1000]
+                return message("graph_skipped", reason=reason[:900])
             raise PlanragError(f"graph extraction failed: {reason}") from exc
         return None
 

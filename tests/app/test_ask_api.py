@@ -293,6 +293,7 @@ def test_a_failure_after_the_stream_started_is_an_error_event(plain: Served) -> 
     assert names(stream)[-1] == "error"
     error = data(stream, "error")
     assert error["code"] and error["message"] and error["trace_id"]
+    assert isinstance(error["params"], dict)  # what fills in the code's text (translation)
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{error['trace_id']}").json()
     assert trace["status"] == "error"
     # Searching every KB, the broken one is skipped and said so; the others still answer.

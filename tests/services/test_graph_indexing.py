@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from planrag.core.errors import InvalidInput
+from planrag.core.messages import Message
 from planrag.core.settings import Settings
 from planrag.core.types import DocumentStatus
 from planrag.llm.embedders import EmbedderRegistry
@@ -107,6 +108,8 @@ def test_failed_extraction_fails_or_skips_the_graph(
             else:
                 assert done.status == DocumentStatus.completed
                 assert done.progress and done.progress.startswith("indexed without graph")
+                detail = done.progress_detail
+                assert detail and detail.code == "graph_skipped" and detail.params["reason"]
             assert rt.graphs.get("ontology").stats(kb.id).entities == 0
         finally:
             rt.close()
@@ -117,16 +120,19 @@ def test_progress_is_shown_while_extracting(runtime: Runtime) -> None:
     doc = runtime.ingestion.upload(
         kb.id, [UploadItem(filename="m.txt", data=MUSK.encode())], background=False
     )[0]
-    seen: list[str | None] = []
+    seen: list[Message | None] = []
     original = runtime.metadata.set_progress
 
-    def spy(doc_id: str, progress: str | None) -> None:
+    def spy(doc_id: str, progress: Message | None) -> None:
         seen.append(progress)
         original(doc_id, progress)
 
     runtime.metadata.set_progress = spy  # type: ignore[method-assign]
     runtime.ingestion.index(doc.id)
-    assert any(p and p.startswith("graph: extracting 1/1 chunks") for p in seen)
+    extracting = [p for p in seen if p and p.text.startswith("graph: extracting 1/1 chunks")]
+    assert extracting and extracting[0].code == "graph_extracting"
+    assert {"done": 1, "total": 1}.items() <= extracting[0].params.items()
+    assert any(p and p.code == "graph_writing" and "mentions" in p.params for p in seen)
     assert seen[-1] is None
 
 

@@ -15,7 +15,9 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -27,6 +29,7 @@ pytestmark = pytest.mark.slow
 expect.set_options(timeout=30_000)  # a loaded 2-core machine is slow; nothing here is timed
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ko_company"
+MISSING = "00000000-0000-0000-0000-000000000000"
 CHAIN = "누리테크 대표가 졸업한 대학교의 부설 연구소는 무엇을 연구하나요?"
 GRAPH_DOCS = ("hanbit_company.md", "investment.md", "people_profiles.md", "nuribot_products.md")
 HITS = re.compile(r"검색 결과 [1-9]\d*건")  # never zero for a step that read an answer
@@ -76,12 +79,49 @@ def page(server: ServerProcess) -> Iterator[Page]:
             executable_path=require_chromium(), args=CHROMIUM_ARGS
         )
         context = browser.new_context(
-            base_url=server.url, viewport={"width": 1280, "height": 860}, locale="ko-KR"
+            base_url=server.url,
+            viewport={"width": 1280, "height": 860},
+            locale="ko-KR",
+            timezone_id="UTC",  # dates must still show in Asia/Seoul
         )
         context.set_default_timeout(30_000)
         yield context.new_page()
         context.close()
         browser.close()
+
+
+def test_server_messages_and_dates_are_in_the_users_language(
+    page: Page, server: ServerProcess
+) -> None:
+    """Errors and a document's failure reason come as codes and parameters and are shown in
+    Korean (or English after switching); dates in the user's language, in Asia/Seoul."""
+    page.goto(f"/kb/{MISSING}")
+    expect(page.get_by_role("alert")).to_contain_text(
+        f"지식 베이스 '{MISSING}'을(를) 찾을 수 없습니다."
+    )
+    kb_id = _kb(server.url, {"name": "메시지"})
+    files = {"files": ("broken.pdf", b"this is not a pdf", "application/pdf")}
+    httpx.post(f"{server.url}/api/knowledge-bases/{kb_id}/documents", files=files, timeout=60)
+    page.goto(f"/kb/{kb_id}")
+    row = page.locator("[data-testid=document-row][data-filename='broken.pdf']")
+    expect(row).to_have_attribute("data-status", "error", timeout=120_000)
+    expect(row.get_by_test_id("doc-error")).to_have_text(
+        "올바른 PDF가 아닙니다 (%PDF 헤더가 없습니다)."
+    )
+    created = httpx.get(f"{server.url}/api/knowledge-bases/{kb_id}/documents").json()[0]
+    seoul = datetime.fromisoformat(created["created_at"]).astimezone(ZoneInfo("Asia/Seoul"))
+    period = "오전" if seoul.hour < 12 else "오후"
+    clock = f"{period} {seoul.hour % 12 or 12}:{seoul.minute:02d}"
+    shown = f"{seoul.year}. {seoul.month}. {seoul.day}. {clock}"
+    expect(row).to_contain_text(shown)  # the browser runs in UTC; the date is Seoul's
+    page.get_by_role("button", name="English").click()
+    expect(row.get_by_test_id("doc-error")).to_have_text(
+        "Not a valid PDF: the %PDF header is missing."
+    )
+    page.goto(f"/kb/{MISSING}")
+    expect(page.get_by_role("alert")).to_contain_text(f"Knowledge base '{MISSING}' not found.")
+    page.get_by_role("button", name="한국어").click()
+    expect(page.get_by_role("alert")).to_contain_text("찾을 수 없습니다")
 
 
 def test_the_plan_card_lists_each_step_of_a_chain_question(

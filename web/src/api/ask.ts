@@ -27,7 +27,12 @@ export interface AskState {
   passages: Passage[];
   answer: string;
   end: AskEnd | null;
-  error: { code: string; message: string; trace_id?: string | null } | null;
+  error: {
+    code: string;
+    message: string;
+    params?: Record<string, string | number>;
+    trace_id?: string | null;
+  } | null;
 }
 
 export const initialAskState: AskState = {
@@ -85,6 +90,7 @@ export function applyAskEvent(state: AskState, message: AskEvent): AskState {
         error: {
           code: String(data.code ?? "error"),
           message: String(data.message ?? ""),
+          params: (data.params as Record<string, string | number> | undefined) ?? {},
           trace_id: (data.trace_id as string | null | undefined) ?? null,
         },
       };

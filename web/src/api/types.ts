@@ -1,5 +1,7 @@
 // Shapes of the public HTTP API the console reads (planrag/core/types.py, services/*, stores/traces).
 
+import type { ServerMessage } from "../i18n/serverMessages";
+
 export type DocumentStatus = "pending" | "processing" | "completed" | "error";
 export type Strategy = "ann" | "keyword" | "bm25" | "hybrid" | "2-stage";
 
@@ -75,6 +77,9 @@ export interface DocumentRow {
   duplicate?: boolean;
   /** What indexing is doing ("graph: extracting 12/40 chunks"), or a note on it. */
   progress?: string | null;
+  /** `progress` and `error` as a code and parameters, rendered in the user's language. */
+  progress_detail?: ServerMessage | null;
+  error_detail?: ServerMessage | null;
 }
 
 export interface Chunk {

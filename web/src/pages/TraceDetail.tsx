@@ -6,12 +6,13 @@ import { Link, useParams } from "react-router";
 import { getTrace } from "../api/endpoints";
 import { AnswerText } from "../components/AnswerText";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { formatDate, formatScore } from "../components/format";
+import { formatScore } from "../components/format";
 import { PlanCard } from "../components/PlanCard";
-import { useT } from "../i18n/i18n";
+import { useFormatDate, useT } from "../i18n/i18n";
 
 export function TraceDetail() {
   const t = useT();
+  const formatDate = useFormatDate();
   const { traceId = "" } = useParams();
   const trace = useQuery({ queryKey: ["trace", traceId], queryFn: () => getTrace(traceId) });
   if (trace.error) return <ErrorMessage error={trace.error} />;
