@@ -58,7 +58,8 @@ def _ingested(runtime: Runtime, name: str) -> tuple[EvalSession, str | None]:
     corpus ids by their filenames (`<corpus id>.txt`)."""
     dataset = BeirDataset.load(all_datasets()[name])
     kb = runtime.metadata.get_kb_by_name(f"set-{name}")
-    mapping = {d.id: Path(d.filename).stem for d in runtime.metadata.list_documents(kb.id)}
+    documents = runtime.metadata.list_documents(kb.id)
+    mapping = {d.id: d.filename.removesuffix(".txt") for d in documents}  # ids may hold "/"
     missing = set(dataset.corpus) - set(mapping.values())
     if missing:
         print(f"{name}: {len(missing)} corpus entries are not in the KB", flush=True)

@@ -27,6 +27,9 @@ from planrag.stores.vector import VectorHit
 
 POOL_FACTOR = 4
 MIN_POOL = 40
+# Below the dense baseline a cosine orders candidates without outweighing a word match (the
+# calibrated scale is narrow: 0.05 of cosine under the baseline would cost a full BM25 match).
+BELOW_BASE_SLOPE = 0.01
 
 
 @register
@@ -91,34 +94,41 @@ class _Legs:
         )
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
-        """The order key: may exceed 1 (unclipped BM25); `candidate` shows it clamped."""
+        """The order key, unbounded: BM25 unclipped above a full match; below the baseline
+        the cosine still counts, faintly (BELOW_BASE_SLOPE), so candidates under it keep their
+        dense order instead of tying at 0. `candidate` shows it clamped to [0, 1]."""
         score = fusion.lexical_weight * self.unclipped.get(chunk_id, 0.0)
         cosine = self.dense.get(chunk_id, 0.0)
         base = fusion.script_base.get(self.scripts.get(chunk_id, ""))
         if base is not None and fusion.dense_base is not None:  # another language's baseline
             cosine += fusion.dense_base - base
-        score += fusion.dense_weight * rescale(cosine, fusion.dense_base, fusion.dense_top)
-        return max(0.0, score)
+        scaled = rescale(cosine, fusion.dense_base, fusion.dense_top, clip=False)
+        scaled = max(0.0, scaled) + BELOW_BASE_SLOPE * min(0.0, scaled)
+        return score + fusion.dense_weight * scaled
 
     def candidate(self, chunk_id: str, score: float) -> Candidate:
         return Candidate(
             chunk_id=chunk_id,
             doc_id=self.docs[chunk_id],
-            score=min(1.0, score),  # the order key may exceed 1 (unclipped BM25)
+            score=min(1.0, max(0.0, score)),  # the order key is unbounded both ways
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
         )
 
 
-def rescale(cosine: float, base: float | None, top: float | None = None) -> float:
+def rescale(
+    cosine: float, base: float | None, top: float | None = None, clip: bool = True
+) -> float:
     """A cosine on the KB's own scale: its baseline (unrelated passages) → 0, what a passage
     typically scores for a query it answers (`top`, measured by calibration; identical when
-    unknown) → 1. Above `top` it keeps growing, as unclipped BM25 does past a full match."""
+    unknown) → 1. Above `top` it keeps growing, as unclipped BM25 does past a full match; below
+    the baseline it is 0, or negative when not `clip`ped."""
     if base is None or base >= 1.0:
         return cosine
     ceiling = top if top is not None and base < top < 1.0 else 1.0
-    return max(0.0, (cosine - base) / (ceiling - base))
+    scaled = (cosine - base) / (ceiling - base)
+    return max(0.0, scaled) if clip else scaled
 
 
 def _rrf(legs: _Legs, fusion: FusionInfo, k: int) -> dict[str, float]:

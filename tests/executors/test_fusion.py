@@ -160,3 +160,28 @@ def test_e5_calibration_gives_korean_a_dense_weight_on_its_own_scale() -> None:
     middle = (korean.dense_base + korean.dense_top) / 2
     assert rescale(middle, korean.dense_base, korean.dense_top) == pytest.approx(0.5)
     assert rescale(0.42, None) == 0.42  # a calibration without a baseline: cosine as is
+
+
+def test_candidates_below_the_baseline_keep_their_dense_order() -> None:
+    """Fused order keys are not clipped at the dense baseline: two passages that match no query
+    word and sit under it are ordered by cosine (they tied at 0), shown scores stay in [0, 1]."""
+    from planrag.core.types import FusionInfo
+    from planrag.executors.hybrid import _Legs
+
+    fusion = FusionInfo(
+        mode="sequential",
+        dense_weight=0.5,
+        lexical_weight=0.5,
+        reason="test",
+        dense_base=0.85,
+        dense_top=0.9,
+    )
+    legs = _Legs.__new__(_Legs)
+    legs.docs = {"far": "d1", "near": "d2", "word": "d3"}
+    legs.dense = {"far": 0.70, "near": 0.84, "word": 0.80}
+    legs.lexical = legs.unclipped = {"word": 0.4}
+    legs.scripts, legs.titles = {}, {}
+    keys = {c: legs.fused(c, fusion) for c in legs.docs}
+    assert keys["near"] > keys["far"]
+    assert keys["word"] > keys["near"]  # a word match still counts on top of its cosine
+    assert all(0.0 <= legs.candidate(c, k).score <= 1.0 for c, k in keys.items())
