@@ -186,7 +186,8 @@ def _english_pairs(sentence: str, mentions: list[Mention]) -> list[tuple[int, in
     typed by `pair_relation` between neighbours."""
     out: list[tuple[int, int, str]] = []
     for i, a in enumerate(mentions):
-        partners = range(i + 1, len(mentions)) if len(mentions) <= 6 else range(i + 1, i + 2)
+        last = len(mentions) if len(mentions) <= 6 else min(i + 2, len(mentions))
+        partners = range(i + 1, last)
         for j in partners:
             b = mentions[j]
             if normalize(a.name) == normalize(b.name):

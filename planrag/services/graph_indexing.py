@@ -18,6 +18,7 @@ from planrag.ingest.dual_extraction import DualExtractor
 from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.llm.chat import ChatClient
+from planrag.services.entity_unification import unify
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.graphs import GraphStores
 
@@ -72,7 +73,7 @@ class GraphIndexer:
             note(message("graph_extracting", done=done, total=total, extractor=extractor.name))
 
         try:
-            graphs = extractor.extract(texts, progress)
+            graphs = unify(store, kb.id, extractor.extract(texts, progress))
             note(message("graph_writing", mentions=sum(len(g.entities) for g in graphs)))
             store.add(kb.id, graphs)
         except Exception as exc:

@@ -27,7 +27,10 @@ SENTENCE_CHUNKS = 20  # an entity's passages read for its definition, in documen
 class GraphNode(BaseModel):
     id: str = Field(description="the entity id (its key, percent-encoded)")
     name: str
-    type: str
+    type: str = Field(description="PERSON, ORGANIZATION, PRODUCT, PLACE, EVENT, DATE, CONCEPT, …")
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
+    )
     sources: int = Field(ge=0, description="chunks that mention it")
 
 
@@ -49,6 +52,9 @@ class EntityView(BaseModel):
     id: str
     name: str
     type: str
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
+    )
 
 
 class EntityDescription(BaseModel):
@@ -60,6 +66,9 @@ class EntityDescription(BaseModel):
     description: str = Field(
         description="the first sentence defining it ('X는 … 회사이다'), else the first that names "
         "it; empty when no passage is readable"
+    )
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
     )
 
 
@@ -81,13 +90,13 @@ def _described(entity: Entity, texts: list[str]) -> EntityDescription:
         found = definition(names, text)
         if found is not None:
             type_ = found.type if entity.type == DEFAULT_TYPE and found.type else entity.type
-            return EntityDescription(type=type_, description=found.sentence)
+            return EntityDescription(type=type_, description=found.sentence, aliases=entity.aliases)
     first = next((s for s in (first_mention(names, t) for t in texts) if s), "")
-    return EntityDescription(type=entity.type, description=first)
+    return EntityDescription(type=entity.type, description=first, aliases=entity.aliases)
 
 
 def _view(entity: Entity) -> EntityView:
-    return EntityView(id=entity.id, name=entity.name, type=entity.type)
+    return EntityView(id=entity.id, name=entity.name, type=entity.type, aliases=entity.aliases)
 
 
 class GraphExplorer:
@@ -162,11 +171,15 @@ class GraphExplorer:
         edges: dict[tuple[str, str, str], Edge],
         truncated: bool,
     ) -> GraphNeighbourhood:
-        sources = {
-            i.entity.key: i.sources for i in store.entities(kb_id, [e.key for e in entities])
-        }
+        infos = {i.entity.key: i for i in store.entities(kb_id, [e.key for e in entities])}
         nodes = [
-            GraphNode(id=e.id, name=e.name, type=e.type, sources=sources.get(e.key, 0))
+            GraphNode(
+                id=e.id,
+                name=e.name,
+                type=e.type,
+                aliases=infos[e.key].entity.aliases if e.key in infos else [],
+                sources=infos[e.key].sources if e.key in infos else 0,
+            )
             for e in entities
         ]
         links = [
@@ -204,6 +217,8 @@ class GraphExplorer:
         if store is None or not entities:
             return {}
         store = restricted(store, documents)
+        stored = {i.entity.key: i.entity for i in store.entities(kb.id, [e.key for e in entities])}
+        entities = [stored.get(e.key, e) for e in entities]
         mentioned = {
             e.key: store.mentions(kb.id, [e.key], limit=SENTENCE_CHUNKS).mentions for e in entities
         }

@@ -126,3 +126,19 @@ def test_llm_extractor_gives_up_after_two_invalid_replies(
     script.replies = [Reply("not json"), Reply('{"chunks": "no"}')]
     with pytest.raises(GraphExtractionFailed):
         LLMExtractor(chat, cache).extract([ChunkText("c", "d", "x")])
+
+
+def test_an_english_sentence_with_many_names_links_neighbours() -> None:
+    """Past six names a sentence links neighbours only (the last name has none after it)."""
+    names = [
+        "Alice Moss",
+        "Bob Hart",
+        "Carl Dane",
+        "Dora Fitch",
+        "Ezra Gale",
+        "Fay Hume",
+        "Gus Ives",
+    ]
+    found = triples(f"{', '.join(names[:-1])} and {names[-1]} met in Paris on Monday.")
+    keys = [n.lower().replace(" ", "_") for n in names]
+    assert {(a, b) for a, _, b in found} >= set(zip(keys, keys[1:], strict=False))

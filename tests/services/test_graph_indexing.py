@@ -174,3 +174,33 @@ def test_with_an_llm_rules_and_llm_both_extract(
             assert (product.type == "PRODUCT") is llm_works
         finally:
             rt.close()
+
+
+KO_FIRST = "한빛로보틱스(Hanbit Robotics)는 물류 로봇을 만드는 회사이다."
+EN_LATER = "Park Ji-eun is the CEO of Hanbit Robotics. Hanbit Robotics builds robots in Daejeon."
+
+
+@pytest.mark.parametrize("korean_first", [True, False], ids=["ko-then-en", "en-then-ko"])
+def test_one_entity_per_thing_across_documents(
+    graph_runtime: tuple[Runtime, str], korean_first: bool
+) -> None:
+    """A name one document gives in brackets is the same entity in another document, in either
+    order: one entity, mentioned by both documents, carrying the other name as an alias, and
+    found by either name."""
+    rt, backend = graph_runtime
+    kb = rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend=backend))
+    order = [("ko.txt", KO_FIRST), ("en.txt", EN_LATER)]
+    docs = [upload(rt, kb.id, name, text) for name, text in order[:: 1 if korean_first else -1]]
+    store = rt.graphs.get(backend)
+    owner, other = ("한빛로보틱스", "hanbit_robotics")
+    if not korean_first:
+        owner, other = other, owner
+    assert store.entities(kb.id, [other]) == []  # no second entity
+    [info] = store.entities(kb.id, [owner])
+    assert {"한빛로보틱스", "Hanbit Robotics"} - {info.entity.name} <= set(info.entity.aliases)
+    assert info.entity.type == "ORGANIZATION"
+    assert {m.doc_id for m in store.mentions(kb.id, [owner]).mentions} == set(docs)
+    edges = {(e.source.key, e.type, e.target.key) for e in store.expand(kb.id, [owner]).edges}
+    assert ("park_ji_eun", "CEO_OF", owner) in edges  # the English document's relation
+    [found] = store.match(kb.id, [other]).matches  # the other name finds it
+    assert found.entity.key == owner and found.exact

@@ -41,7 +41,7 @@ def graph_of(
                     "entity": entity.name,
                     "type": (about.type if about else entity.type).lower(),
                     "description": about.description if about else "",
-                    "aliases": entity.aliases,
+                    "aliases": about.aliases if about else entity.aliases,
                 },
             )
         for edge in edges:
