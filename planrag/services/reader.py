@@ -17,7 +17,9 @@ Markdown removed, headings never) is scored with:
 - the passage's rank and the sentence's position.
 
 The evidence check (`Reader.evidence`) decides whether there is anything to answer from: a
-passage passes when it holds enough of the question's content terms (the relevance floor), or,
+passage passes when it holds enough of the question's content terms (the relevance floor; a
+Korean term Kiwi read differently in the passage is looked for again with the question's terms
+given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
 when question and passage are in different languages (an English question over Korean
 documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
 overlap across languages, so they are not asked to. When no passage passes on words, one in the
@@ -158,7 +160,12 @@ class Reader:
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(terms & set(self._tokenizer.tokenize(text))) / len(terms)
+        held = terms & set(self._tokenizer.tokenize(text))
+        unread = {t for t in terms - held if len(t) >= 2 and is_korean(t)}
+        if unread:  # Kiwi reads a word by its context: "내선 2040으로" as 내 + 서 + ㄴ
+            words = (*self._tokenizer.user_words, *unread)
+            held |= unread & set(LexicalTokenizer(words).tokenize(text))
+        return len(held) / len(terms)
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""

@@ -122,6 +122,23 @@ def test_nothing_is_read_without_evidence() -> None:
     assert Reader(floor=0.0).read("고양이", [passage(1, COMPANY)]).found
 
 
+def test_evidence_finds_a_term_kiwi_reads_differently_in_the_passage() -> None:
+    # Kiwi reads "내선 2040으로" as 내 + 서 + ㄴ + 2040: the question's 내선 is looked for again
+    # with the question's terms given to Kiwi as words (3 of 인사, 규정, 문, 내선, 번호 held).
+    hr = "개정된 규정에 대한 문의는 인사팀 내선 2040으로 하면 된다. 재택근무는 주 2회까지 허용된다."
+    reading = read("인사 규정 문의 내선 번호는?", [passage(1, hr)])
+    assert reading.found and reading.span == "2040"
+    assert not read("인사 규정 문의 내선 번호는?", [passage(1, PRODUCTS)]).found
+
+
+def test_a_modal_word_is_no_content_term() -> None:
+    # "가능한가" says "can", like English "can" (a stop word): the passage answering with other
+    # words for the rest (주 2회 ↔ 일주일에 몇 번) holds 재택근무, half the question's terms.
+    hr = "재택근무는 주 2회까지 허용된다. 건강검진은 매년 10월에 실시한다."
+    reading = read("재택근무는 일주일에 몇 번까지 가능한가?", [passage(1, hr)])
+    assert reading.found and reading.span == "2회"
+
+
 @pytest.fixture(scope="module")
 def e5() -> Iterator[E5Embedder]:
     yield E5Embedder(1)
