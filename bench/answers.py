@@ -157,6 +157,8 @@ def ask(url: str, kb: str, question: str) -> dict[str, Any]:
                 data = json.loads(line[5:])
                 if name == "answer":
                     answer.append(data["delta"])
+                elif name == "step":
+                    events.setdefault("steps", []).append(data)
                 else:
                     events[name] = data
     events["answer"] = "".join(answer)
@@ -203,6 +205,8 @@ def score(
         "length": len(answer),
         "exists": exists,
         "passages": list(passages.values()),  # to re-read offline (tuning the reader)
+        "plan_query": events.get("search_plan", {}).get("plan", {}).get("query"),
+        "steps": len(events.get("steps", [])),
     }
 
 

@@ -58,6 +58,8 @@ SAME_LANGUAGE_MIN = 0.87
 SHORTLIST = 12  # sentences of the question's language scored with e5 (half as many of others)
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
+BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
+NEW_NAME = 0.5  # a "what/which" question: the sentence names something the question does not
 
 
 class ReadSentence(BaseModel):
@@ -100,6 +102,7 @@ class _Candidate:
     own_codes: set[str]
     seen: set[str]  # terms of the passage's title and sentences up to this one (its topic)
     context: float = 0.0  # the passage's share of the question terms
+    bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
@@ -214,9 +217,26 @@ class Reader:
         reading.support = _support(q, lead, ranked[1:])
         return reading
 
+    def _bridges(self, q: _Question, passages: list[Passage]) -> set[int]:
+        """The passages one hop from the question's entities: their title, not itself one of
+        the question's names, is named in a passage that names them ("the city Munsonville is
+        in" → the passage titled "Nelson, New Hampshire", which Munsonville's passage names)."""
+        if not q.entities:
+            return set()
+        named = set().union(*q.entities)
+        held = {p.n: set(self._tokenizer.tokenize(f"{p.title or ''} {p.content}")) for p in passages}
+        about = [p.n for p in passages if any(e <= held[p.n] for e in q.entities)]
+        bridges = set()
+        for p in passages:
+            title = self.terms(p.title or "")
+            if title and not title <= named and any(title <= held[n] for n in about if n != p.n):
+                bridges.add(p.n)
+        return bridges
+
     def _candidates(self, q: _Question, passages: list[Passage]) -> list[_Candidate]:
         seen: set[str] = set()
         found: list[_Candidate] = []
+        bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
             context = self.coverage(q.terms, passage) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
@@ -242,6 +262,7 @@ class Reader:
                         own,
                         seen_terms,
                         context,
+                        passage.n in bridges,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -284,6 +305,7 @@ class Reader:
             f["model"] = _model_match(q.codes, c)
             f["type"] = self._type_match(q, c.text)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
+            f["bridge"] = float(c.bridge)
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -291,6 +313,7 @@ class Reader:
                 + f["model"]
                 + f["type"]
                 + SIMILARITY_WEIGHT * f["similarity"]
+                + BRIDGE_WEIGHT * f["bridge"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
@@ -298,7 +321,7 @@ class Reader:
 
     def _type_match(self, q: _Question, sentence: str) -> float:
         if q.kind == "thing":
-            return 0.0
+            return NEW_NAME if self._answer_spans(q, sentence) else 0.0
         return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
 
     def _answer_spans(self, q: _Question, sentence: str) -> list[str]:
