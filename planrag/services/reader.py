@@ -59,7 +59,7 @@ SHORTLIST = 12  # sentences of the question's language scored with e5 (half as m
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
-NEW_NAME = 0.5  # a "what/which" question: the sentence names something the question does not
+NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 
 
 class ReadSentence(BaseModel):
@@ -224,7 +224,9 @@ class Reader:
         if not q.entities:
             return set()
         named = set().union(*q.entities)
-        held = {p.n: set(self._tokenizer.tokenize(f"{p.title or ''} {p.content}")) for p in passages}
+        held = {
+            p.n: set(self._tokenizer.tokenize(f"{p.title or ''} {p.content}")) for p in passages
+        }
         about = [p.n for p in passages if any(e <= held[p.n] for e in q.entities)]
         bridges = set()
         for p in passages:
@@ -320,8 +322,9 @@ class Reader:
             )
 
     def _type_match(self, q: _Question, sentence: str) -> float:
-        if q.kind == "thing":
-            return NEW_NAME if self._answer_spans(q, sentence) else 0.0
+        if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
+            new = not is_korean(q.text) and self._answer_spans(q, sentence)
+            return NEW_NAME if new else 0.0
         return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
 
     def _answer_spans(self, q: _Question, sentence: str) -> list[str]:

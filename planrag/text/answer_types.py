@@ -52,14 +52,20 @@ _EN_PLACES = (
 )
 _EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total"
 _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
-    ("date", re.compile(r"\b(?:what|which|in what) (?:year|date|month|day|decade|century)\b", re.I)),
+    (
+        "date",
+        re.compile(r"\b(?:what|which|in what) (?:year|date|month|day|decade|century)\b", re.I),
+    ),
     (
         "number",
         re.compile(rf"\b(?:what|which) (?:is|was|were|are) the (?:\w+ )?(?:{_EN_NUMBERS})\b", re.I),
     ),
     ("person", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,3}}(?:{_EN_PEOPLE})s?\b", re.I)),
     ("place", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,2}}(?:{_EN_PLACES})\b", re.I)),
-    ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent", re.I)),
+    (
+        "number",
+        re.compile(r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent", re.I),
+    ),
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|was|is) who\b", re.I)),
     ("date", re.compile(r"\bwhen\b", re.I)),
     ("place", re.compile(r"\bwhere\b", re.I)),
