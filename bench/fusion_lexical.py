@@ -149,12 +149,14 @@ def product_weight(legs: Legs) -> tuple[float, float, float]:
     return weighting.dense, base, top
 
 
-def replay(legs: Legs) -> dict[str, float]:
+def replay(legs: Legs, method: str = "atoptb") -> dict[str, float]:
+    """Each leg and hybrid at the calibrated weight (`atop`: main before issue 25 session 7,
+    `atoptb`: after)."""
     w, base, top = product_weight(legs)
     return {
-        "bm25": float(per_query(legs, "atoptb", 0.0, base).mean()),
-        "ann": float(per_query(legs, "atoptb", 1.0, base).mean()),
-        "hybrid": float(per_query(legs, "atoptb", w, base, top).mean()),
+        "bm25": float(per_query(legs, method, 0.0, base).mean()),
+        "ann": float(per_query(legs, method, 1.0, base).mean()),
+        "hybrid": float(per_query(legs, method, w, base, top).mean()),
         "weight": w,
     }
 
@@ -166,6 +168,7 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", default=["exported", "nouns", "product"])
     parser.add_argument("--k1", type=float, default=K1)
     parser.add_argument("--b", type=float, default=B)
+    parser.add_argument("--method", default="atoptb", choices=["atop", "atoptb"])
     parser.add_argument(
         "--recalibrate", action="store_true", help="weights from the code under test's calibration"
     )
@@ -181,7 +184,7 @@ def main() -> None:
                 run = dataclasses.replace(legs, lex=lex)
                 if args.recalibrate:
                     run = recalibrated(run)
-            row = replay(run)
+            row = replay(run, args.method)
             results.setdefault(name, {})[v] = row
             print(
                 f"{name:20} {v:22} bm25 {row['bm25']:.3f} ann {row['ann']:.3f} "
