@@ -172,8 +172,8 @@ class HeuristicPlanner:
         words = read_question(text, scope.now, self._tz, analyse(text), named)
         time, sort, limit, reasons = words.time, words.sort, words.limit, words.reasons
         # A quoted phrase keeps the default strategy: it is mostly a title ("Which "Roseanne"
-        # star is in Scream 2?"), and keyword-only search lost to hybrid on 10 of the 11 quoted
-        # questions of HotpotQA-200 and publichealthqa (docs/benchmarks.md, "Issue 23").
+        # star is in Scream 2?"), and keyword-only search lost to hybrid on 10 of the 14 quoted
+        # questions of HotpotQA-200 and publichealthqa, won 1 (docs/benchmarks.md, "Issue 23").
         strategy = self._settings.strategy
         filters = Filters(
             time=time,

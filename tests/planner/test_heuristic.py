@@ -108,7 +108,7 @@ def test_latin_facet_values_must_be_whole_words() -> None:
 
 
 def test_quoted_phrases_keep_the_default_strategy() -> None:
-    # keyword-only search lost to hybrid on 10 of 11 quoted benchmark questions (issue 23)
+    # keyword-only search lost to hybrid on 10 of 14 quoted benchmark questions (issue 23)
     assert PLANNER.plan('"사드 배치" 관련 기사', scope()).strategy == "hybrid"
     plan = PLANNER.plan('Which "Roseanne" star is in Scream 2?', scope())
     assert plan.strategy == "hybrid" and plan.query is None

@@ -203,6 +203,7 @@ def test_the_graph_view_colours_types_and_no_edge_labels_overlap(
     page.get_by_role("button", name="보기", exact=True).click()
     expect(page.get_by_test_id("entity-list")).to_contain_text("한빛로보틱스")
     boxes = _boxes(canvas)
+    page.screenshot(path=tmp_path / "graph-center.png")
     assert boxes
     assert not [
         (a["id"], b["id"])

@@ -221,7 +221,12 @@ export interface PlanEnvelope {
   raw?: unknown;
   errors: unknown[];
   timings_ms: Record<string, number>;
-  relaxed: { dropped: Partial<SearchPlan["filters"]>; reason: string } | null;
+  relaxed: {
+    dropped: Partial<SearchPlan["filters"]>;
+    /** Each filter dropped and how many documents were left after it. */
+    steps?: { filter: string; value: string; documents: number }[];
+    reason: string;
+  } | null;
   now?: string;
   /** A follow-up in a conversation: the question as asked and the standalone one planned. */
   followup?: FollowUp | null;

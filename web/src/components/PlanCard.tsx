@@ -4,6 +4,7 @@
 
 import type { PlanEnvelope, StepRecord } from "../api/types";
 import { useT } from "../i18n/i18n";
+import type { MessageKey } from "../i18n/messages";
 import { PlanSteps } from "./PlanSteps";
 
 export function describeTime(envelope: PlanEnvelope): string | null {
@@ -22,6 +23,31 @@ export function describeStrategy({ plan }: PlanEnvelope): string {
   ]
     .filter(Boolean)
     .join(" + ");
+}
+
+const RELAXED_FILTERS: Record<string, MessageKey> = {
+  time: "plan.filter.time",
+  title_contains: "plan.filter.title_contains",
+  tags: "plan.filter.tags",
+  domains: "plan.filter.domains",
+  authors: "plan.filter.authors",
+};
+
+/** What the relaxation dropped, in the user's language from its steps (the server's sentence
+ *  when it gave none). */
+export function describeRelaxation(
+  relaxed: NonNullable<PlanEnvelope["relaxed"]>,
+  t: (key: MessageKey, vars?: Record<string, string | number>) => string,
+): string {
+  if (!relaxed.steps?.length) return relaxed.reason;
+  const steps = relaxed.steps.map((step) =>
+    t("plan.relaxedStep", {
+      filter: RELAXED_FILTERS[step.filter] ? t(RELAXED_FILTERS[step.filter]) : step.filter,
+      value: step.value,
+      count: step.documents,
+    }),
+  );
+  return `${t("plan.relaxedLead")} ${steps.join("; ")}`;
 }
 
 export function PlanCard({ envelope, steps }: { envelope: PlanEnvelope; steps?: StepRecord[] }) {
@@ -93,7 +119,7 @@ export function PlanCard({ envelope, steps }: { envelope: PlanEnvelope; steps?: 
           <>
             <dt>{t("plan.relaxed")}</dt>
             <dd className="warn" data-testid="plan-relaxed">
-              {envelope.relaxed.reason}
+              {describeRelaxation(envelope.relaxed, t)}
               {relaxedTime && (relaxedTime.from || relaxedTime.to) && (
                 <> ({relaxedTime.from ?? "…"} ~ {relaxedTime.to ?? "…"}
                   {relaxedTime.expression ? ` «${relaxedTime.expression}»` : ""})</>

@@ -153,6 +153,32 @@ const LAYOUT = {
   componentSpacing: 120,
 } as const;
 
+/** An entity's neighbourhood in rings around it (one per hop: no neighbour sits on the centre's
+ *  labels); the most connected entities, with no centre, by force-directed layout. */
+function layoutFor(cy: Core, view: GraphView): cytoscape.LayoutOptions {
+  if (view.nodes.length < 2) return { name: "grid", fit: true, padding: 40 };
+  const center = view.center ? cy.getElementById(view.center) : null;
+  if (!center || center.empty()) return LAYOUT;
+  const hops = new Map<string, number>();
+  cy.elements().bfs({
+    roots: center,
+    directed: false,
+    visit: (node, _edge, _previous, _index, depth) => {
+      hops.set(node.id(), depth);
+    },
+  });
+  const deepest = Math.max(0, ...hops.values());
+  return {
+    name: "concentric",
+    fit: true,
+    padding: 40,
+    animate: false,
+    minNodeSpacing: 70,
+    concentric: (node) => deepest + 1 - (hops.get(node.id()) ?? deepest + 1),
+    levelWidth: () => 1,
+  } as cytoscape.ConcentricLayoutOptions;
+}
+
 function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void }) {
   const container = useRef<HTMLDivElement>(null);
   const onSelect = useRef(props.onSelect);
@@ -219,7 +245,7 @@ function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void })
       placeEdgeLabels(cy, priority);
       report();
     };
-    cy.layout(props.view.nodes.length > 1 ? LAYOUT : { name: "grid", fit: true, padding: 40 }).run();
+    cy.layout(layoutFor(cy, props.view)).run();
     place();
     cy.on("tap", "node", (event) => {
       onSelect.current(event.target.id());
