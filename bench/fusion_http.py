@@ -95,6 +95,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--sets", nargs="+", required=True)
     parser.add_argument("--retokenise", action="store_true")
+    parser.add_argument("--drop", nargs="*", default=[], help="sets whose KB to delete first")
     parser.add_argument("--out", type=Path, default=RESULTS / "fusion_http.json")
     args = parser.parse_args()
     datasets = all_datasets()
@@ -103,6 +104,9 @@ def main() -> None:
         datasets["hotpotqa_24"] = small.with_name("hotpotqa_24.json")
     results: dict[str, Any] = {}
     with planrag_server(args.data_dir.resolve(), RESULTS / "fusion_http.log") as server:
+        for name in args.drop:  # e.g. a set copied half-ingested: its indexing would resume
+            kb = kb_of(server.base_url, name)
+            httpx.delete(f"{server.base_url}/api/knowledge-bases/{kb['id']}", timeout=600)
         for name in args.sets:
             dataset = BeirDataset.load(datasets[name])
             results[name] = run_set(server.base_url, name, dataset, args.retokenise)

@@ -118,6 +118,29 @@ def lexical_matrix(legs: Legs, tokenize: Tokenize, k1: float = K1, b: float = B)
     return out
 
 
+def recalibrated(legs: Legs) -> Legs:
+    """The set with the calibration the code under test measures on its chunks (the product's
+    `FusionCalibrator`, its content-ordered sample taken from the export's texts)."""
+    import hashlib
+
+    from planrag.core.settings import EmbeddingSettings
+    from planrag.core.types import KnowledgeBase
+    from planrag.executors.fusion import FusionCalibrator
+    from planrag.llm.embedders import EmbedderRegistry
+
+    def sample(_kb: str, n: int, seed: int) -> list[tuple[str, str]]:
+        rows = [(str(i), t) for i, t in enumerate(legs.texts)]
+        salt = str(seed).encode()
+        rows.sort(key=lambda row: (hashlib.blake2b(salt + row[1].encode()).digest(), row[0]))
+        return rows[:n]
+
+    embedder = EmbedderRegistry(EmbeddingSettings(threads=1)).get()
+    kb = KnowledgeBase.model_construct(id=legs.name, user_words=[])
+    calibrator = FusionCalibrator(sample, lambda *_: None, lambda _: kb, lambda _: 0, None)  # type: ignore[arg-type]
+    calibration = calibrator._measure(kb, embedder, len(legs.texts))
+    return dataclasses.replace(legs, calibration=calibration.model_dump(mode="json"))
+
+
 def product_weight(legs: Legs) -> tuple[float, float, float]:
     quality = quality_of(legs)
     weighting = weights_for(LegQuality(**quality) if quality else None)
@@ -143,6 +166,9 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", default=["exported", "nouns", "product"])
     parser.add_argument("--k1", type=float, default=K1)
     parser.add_argument("--b", type=float, default=B)
+    parser.add_argument(
+        "--recalibrate", action="store_true", help="weights from the code under test's calibration"
+    )
     args = parser.parse_args()
     names = args.sets or sorted(p.stem for p in args.folder.glob("*.npz"))
     results: dict[str, dict[str, dict[str, float]]] = {}
@@ -153,6 +179,8 @@ def main() -> None:
             if v != "exported":
                 lex = lexical_matrix(legs, variant(v), args.k1, args.b)
                 run = dataclasses.replace(legs, lex=lex)
+                if args.recalibrate:
+                    run = recalibrated(run)
             row = replay(run)
             results.setdefault(name, {})[v] = row
             print(
