@@ -142,7 +142,7 @@ def export(runtime: Runtime, name: str, s: EvalSession, out: Path) -> None:
     tokenizer = tokenizer_for(kb.user_words)
     lex = np.zeros((len(qids), len(ids)), dtype=np.float32)
     for i, q in enumerate(qids):
-        tokens = tokenizer.tokenize(judged[q])
+        tokens = tokenizer.index_tokens(judged[q])
         scores = runtime.bm25.scores_for(kb.id, tokens, ids, clip=False)
         lex[i] = [scores[c] for c in ids]
     np.savez_compressed(

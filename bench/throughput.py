@@ -77,7 +77,7 @@ def build(data_dir: Path, chunks: int) -> tuple[str, np.ndarray]:
         base = centres(runtime.embedders.get().dimension)
         vectors, sources = synthesize(base, chunks, NOISE, seed=chunks)
         texts = corpus.text_pool()[:CENTRES]
-        tokens = LexicalTokenizer().tokenize_many(texts)  # BM25 terms: the indexes agree
+        tokens = LexicalTokenizer().index_tokens_many(texts)  # BM25 terms: the indexes agree
         log(f"filling {chunks} chunks (synthetic vectors)")
         started = time.perf_counter()
         fill_kb(runtime, kb.id, texts, vectors, sources, tokens)

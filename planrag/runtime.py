@@ -16,7 +16,9 @@ from planrag.core.child_process import LowPriorityProcess
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import FusionCalibration
+from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.fusion import FusionCalibrator
+from planrag.executors.graph_questions import LLMQuestionReader, rule_reading
 from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.ingest.inflation import ReadLimits
 from planrag.llm.chat import ChatClient
@@ -61,14 +63,24 @@ from planrag.text.tokenizer import load_user_dictionary
 log = logging.getLogger(__name__)
 
 
-def build_calibrator(metadata: MetadataStore, embedders: EmbedderRegistry) -> FusionCalibrator:
-    """Hybrid fusion weights per KB, measured after indexing (and on demand)."""
+def build_calibrator(
+    metadata: MetadataStore,
+    embedders: EmbedderRegistry,
+    questions: QuestionWriter | None = None,
+) -> FusionCalibrator:
+    """Hybrid fusion weights per KB, measured after indexing (and on demand); with the LLM's
+    questions as calibration queries when one is configured."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
 
     return FusionCalibrator(
-        metadata.sample_chunks, save, metadata.get_kb, metadata.searchable_chunk_count, embedders
+        metadata.sample_chunks,
+        save,
+        metadata.get_kb,
+        metadata.searchable_chunk_count,
+        embedders,
+        questions,
     )
 
 
@@ -172,10 +184,19 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
-        calibrator = build_calibrator(metadata, embedders)
+        calibrator = build_calibrator(
+            metadata, embedders, QuestionWriter(chat, settings.llm.answer_timeout_s)
+        )
         executors = ExecutorRegistry.build(
             ExecutorDeps(
-                rerankers=rerankers, calibrator=calibrator, graph_boost=settings.graph.boost
+                rerankers=rerankers,
+                calibrator=calibrator,
+                graph_boost=settings.graph.boost,
+                graph_reader=(
+                    LLMQuestionReader(chat)
+                    if settings.graph.question_analysis == "auto"
+                    else rule_reading
+                ),
             )
         )
         graphs = open_graph_stores(settings)

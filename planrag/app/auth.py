@@ -60,7 +60,9 @@ async def authenticate(
         if kb is None or not principal.may_read(kb.name):
             # One answer for a missing and an out-of-scope knowledge base, naming what was
             # given: never the id a name resolves to.
-            raise KnowledgeBaseNotFound(f"knowledge base '{value}' not found", kb_id=value)
+            raise KnowledgeBaseNotFound(
+                f"knowledge base '{value}' not found", kb_id=value, kb=value
+            )
         request.path_params["kb_id"] = kb.id  # the routes read the id
         request.state.kb = kb
     return principal

@@ -185,7 +185,8 @@ class Neo4jSettings(BaseModel):
 class GraphSettings(BaseModel):
     """Graph RAG: extraction at indexing (KBs with a graph backend) and graph search."""
 
-    # auto: the LLM extractor when an LLM is configured, else the rule extractor (Kiwi, no LLM).
+    # auto: rules and LLM both, merged (spec 001's dual extraction), when an LLM is configured,
+    # else the rule extractor (Kiwi, no LLM); llm: the LLM alone.
     extractor: Literal["auto", "rule", "llm"] = "auto"
     # A failed extraction marks the document error (fail), or indexes it without graph (skip).
     on_error: Literal["fail", "skip"] = "fail"
@@ -197,6 +198,9 @@ class GraphSettings(BaseModel):
     # docs/graph.md).
     hops: int = Field(default=2, ge=1, le=5)
     boost: float = Field(default=2.0, ge=1.0, le=10.0)
+    # How graph search reads a question (entities, hops, relation words): auto = the LLM when
+    # one is configured (the rules when it fails), rule = the rules alone.
+    question_analysis: Literal["auto", "rule"] = "auto"
 
 
 class LLMSettings(BaseModel):
@@ -248,6 +252,10 @@ class AskSettings(BaseModel):
     max_passages: int = Field(default=8, ge=1, le=50)
     max_passage_chars: int = Field(default=1500, ge=100, le=20000)
     max_question_chars: int = Field(default=2000, ge=10, le=20000)
+    # An absolute date in a question about the world ("2017년 7월 28일 북한이 발사한 ICBM은?")
+    # filters nothing; on a knowledge base with documents of that date, up to this many
+    # passages of them are added after the others (none removed). 0: off.
+    world_date_passages: int = Field(default=2, ge=0, le=10)
     # Without an LLM, passages must hold this share of the question's content terms to be
     # answered from; below it the answer says nothing relevant was found (exists: false).
     relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)

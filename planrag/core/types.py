@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from planrag.core.graph_backends import GraphBackendName
+from planrag.core.messages import Message
 
 Metric = Literal["COSINE", "L2", "IP"]
 GraphBackend = GraphBackendName  # "none" or a registered backend (core/graph_backends.py)
@@ -252,6 +253,12 @@ class Document(BaseModel):
         default=None,
         description="what indexing is doing (graph: extracting 12/40 chunks), or a note on it",
     )
+    progress_detail: Message | None = Field(
+        default=None, description="`progress` as a code and parameters (for translation)"
+    )
+    error_detail: Message | None = Field(
+        default=None, description="`error` as a code and parameters (for translation)"
+    )
     metadata: DocumentMetadata = DocumentMetadata()
     created_at: datetime
     updated_at: datetime
@@ -304,6 +311,11 @@ class FusionInfo(BaseModel):
         "evidence, towards 1 = the measured difference taken at its word",
     )
     query_script: str | None = Field(default=None, description="hangul or latin")
+    calibrated_dense_weight: float | None = Field(
+        default=None,
+        description="the knowledge base's calibrated dense weight, when this query's weight "
+        "was matched to its legs' score spreads (dense_weight is what was used)",
+    )
 
 
 class HitMetadata(BaseModel):
@@ -365,6 +377,12 @@ class GraphAnalysis(BaseModel):
         default_factory=list, description="relation words of the question (CEO, 스승, founded)"
     )
     hops: int = Field(ge=1, le=5)
+    source: Literal["rules", "llm", "fallback"] = Field(
+        default="rules",
+        description="who read the question: rules (no LLM), llm, or fallback (the LLM failed "
+        "and the rules read it)",
+    )
+    fallback_reason: str | None = Field(default=None, description="why the LLM's reading failed")
 
 
 class GraphPath(BaseModel):

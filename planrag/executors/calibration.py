@@ -133,9 +133,9 @@ def measure(
     similarity = vectors.queries @ vectors.targets.T
     dense = np.asarray([_reciprocal_rank(similarity[i], i) for i in range(len(pairs))])
     index = bm25s.BM25(method="lucene", k1=K1, b=B)
-    index.index(tokenizer.tokenize_many(targets), show_progress=False)
+    index.index(tokenizer.index_tokens_many(targets), show_progress=False)
     lexical = np.zeros(len(pairs))
-    for i, tokens in enumerate(tokenizer.tokenize_many(queries)):
+    for i, tokens in enumerate(tokenizer.index_tokens_many(queries)):
         known = [t for t in tokens if t in index.vocab_dict]
         lexical[i] = _reciprocal_rank(index.get_scores(known), i) if known else 0.0
     unrelated = similarity[~np.eye(len(pairs), dtype=bool)]

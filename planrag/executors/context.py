@@ -103,7 +103,7 @@ class QueryContext:
 
     @cached_property
     def tokens(self) -> list[str]:
-        return tokenizer_for(self.kb.user_words).tokenize(self.text)
+        return tokenizer_for(self.kb.user_words).index_tokens(self.text)
 
     def dense_search(
         self, top_k: int, where: Filter | None, title_weight: float = 0.0

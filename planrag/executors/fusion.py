@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from planrag.core.types import FusionCalibration, FusionInfo, KnowledgeBase, LegQuality
 from planrag.executors.calibration import (
+    MAX_CHARS,
     PairKind,
     Weighting,
     cross_base,
@@ -27,6 +28,7 @@ from planrag.executors.calibration import (
     script_of,
     weights_for,
 )
+from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.context import QueryContext
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.text.tokenizer import tokenizer_for
@@ -92,8 +94,10 @@ class FusionCalibrator:
         load: Callable[[str], KnowledgeBase],
         count: Callable[[str], int],
         embedders: EmbedderRegistry,
+        questions: QuestionWriter | None = None,
     ) -> None:
         self._sample = sample
+        self._questions = questions  # an LLM's questions, when one is configured
         self._save = save
         self._load = load
         # searchable chunks of a KB: a count in the metadata DB, not the BM25 index (building
@@ -112,11 +116,14 @@ class FusionCalibrator:
         if quality is None and calibration and calibration.scripts:
             quality = next(iter(calibration.scripts.values()))  # the KB's only script
         weighting = cross_script(calibration, script) or weights_for(quality)
+        measured = (
+            f"; calibration queries: {calibration.queries}" if calibration and quality else ""
+        )
         return FusionInfo(
             mode=mode,
             dense_weight=round(weighting.dense, 4),
             lexical_weight=round(1.0 - weighting.dense, 4),
-            reason=f"{script} query; {weighting.reason}",
+            reason=f"{script} query; {weighting.reason}{measured}",
             rrf_k=rrf_k,
             dense_base=quality.dense_base if quality else None,
             dense_top=quality.dense_top if quality else None,
@@ -153,6 +160,7 @@ class FusionCalibrator:
         """Pseudo-queries from a content-ordered sample, per script (a KB under MIN_CHUNKS
         records only its scripts' shares: too few queries to weigh the legs)."""
         pairs: dict[str, list[tuple[str, str]]] = {}
+        passages: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
         for _chunk_id, text in self._sample(kb.id, SAMPLES_PER_SCRIPT * 4, 0):
             script = script_of(text)
@@ -161,9 +169,14 @@ class FusionCalibrator:
             pair = pair_of(text, PAIRS) if len(bucket) < SAMPLES_PER_SCRIPT else None
             if pair:
                 bucket.append(pair)
+            kept = passages.setdefault(script, [])
+            if len(kept) < SAMPLES_PER_SCRIPT:
+                kept.append(text[:MAX_CHARS])
         scripts: dict[str, LegQuality] = {}
         crossed: dict[str, float] = {}
+        kind: str = PAIRS
         if size >= MIN_CHUNKS:
+            pairs, kind = self._written(passages, pairs)
             tokenizer = tokenizer_for(kb.user_words)
             vectors = {s: embed_pairs(embedder, items) for s, items in pairs.items() if items}
             scripts = {
@@ -182,7 +195,25 @@ class FusionCalibrator:
             scripts=scripts,
             cross_base=crossed,
             script_share={s: round(n / total, 4) for s, n in sorted(counts.items())},
-            queries=PAIRS,
+            queries=kind,
             chunk_count=size,
             calibrated_at=datetime.now(UTC),
         )
+
+    def _written(
+        self, passages: dict[str, list[str]], pairs: dict[str, list[tuple[str, str]]]
+    ) -> tuple[dict[str, list[tuple[str, str]]], str]:
+        """The LLM's questions for each script's passages where it wrote enough of them (else
+        that script's pseudo-queries), and what the calibration queries were."""
+        if self._questions is None or not self._questions.configured:
+            return pairs, PAIRS
+        out, used = dict(pairs), 0
+        for script, texts in sorted(passages.items()):
+            written = self._questions.pairs(texts)
+            if written is None:  # the LLM failed: it is not asked again for another script
+                break
+            if len(written) >= MIN_PAIRS:
+                out[script], used = written, used + 1
+        if used == 0:
+            return pairs, PAIRS
+        return out, "llm" if used == len(passages) else f"llm+{PAIRS}"

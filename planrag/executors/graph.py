@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from planrag.core.errors import InvalidInput
 from planrag.core.types import (
-    GraphAnalysis,
     GraphMatchInfo,
     GraphMetadata,
     GraphQuery,
@@ -36,10 +35,10 @@ from planrag.core.types import (
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.graph_paths import ChunkTexts, PathFinder, on_path
+from planrag.executors.graph_questions import QuestionReader, rule_reading
 from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
 from planrag.stores.restricted_graph import restricted
-from planrag.text.entities import HANGUL, find_mentions, normalize, question_pattern
-from planrag.text.named_entities import DATE, MAYBE_PERSON, typed_names
+from planrag.text.entities import HANGUL, normalize
 from planrag.text.relation_cues import relation_chain
 
 if TYPE_CHECKING:
@@ -59,37 +58,6 @@ MENTIONS_LIMIT = 3000
 ABOUT_WEIGHT = 1.0  # a chunk of the document titled after a reached entity (see above)
 ABOUT_MAX = 5  # such a chunk is promoted (`about`) when its entity is in at most this many chunks
 Titles = Callable[[list[str]], dict[str, str]]  # doc ids → their titles
-
-_EN_WORDS = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
-_KO_WORDS = re.compile(r"[가-힣]{2,}")
-_QUESTION_WORDS = {
-    *("what", "which", "who", "whom", "whose", "where", "when", "how", "the", "that", "this"),
-    *("was", "were", "are", "did", "does", "for", "and", "from", "with", "name", "also"),
-}
-
-
-def analyse(question: str, hops: int) -> GraphAnalysis:
-    """Multi-hop pattern and relation words of a question (heuristic, no LLM)."""
-    pattern = question_pattern(question)
-    mentioned = {normalize(m.name) for m in find_mentions(question)}
-    words = [w.casefold() for w in _EN_WORDS.findall(question)] + _KO_WORDS.findall(question)
-    hints = [
-        w
-        for w in dict.fromkeys(words)
-        if w not in _QUESTION_WORDS and normalize(w) not in mentioned
-    ]
-    return GraphAnalysis(
-        multi_hop=pattern is not None, pattern=pattern, relation_hints=hints[:12], hops=hops
-    )
-
-
-def question_names(question: str) -> list[str]:
-    """The names a question gives: Kiwi's proper nouns and capitalised spans, and the typed
-    names of the rule extractor (organisations by their endings: "해양로봇연구소", "자율주행팀";
-    products with codes: "누리WMS"), dates left out."""
-    found = [m.name for m in find_mentions(question)]
-    found += [n.name for n in typed_names(question) if n.type not in ("", DATE, MAYBE_PERSON)]
-    return list(dict.fromkeys(found))
 
 
 def whole_words(query: str, key: str) -> bool:
@@ -142,8 +110,10 @@ class GraphSearch:
         about_hops: int = 1,
         about_max: int = ABOUT_MAX,
         texts: ChunkTexts | None = None,
+        reader: QuestionReader = rule_reading,
     ) -> None:
         self._store = store
+        self._reader = reader  # the question's entities, hops and relation words
         self._texts = texts  # chunk ids → texts, for the path's step sentences
         self._backend = backend
         self._df_power = df_power  # an entity in n chunks counts ÷ n^df_power
@@ -154,8 +124,8 @@ class GraphSearch:
         self._about_max = about_max  # … and mentioned in at most this many chunks (specific)
 
     def search(self, kb_id: str, question: str, hops: int, limit: int) -> GraphResult:
-        analysis = analyse(question, hops)
-        names = question_names(question)
+        reading = self._reader(question, hops)
+        analysis, names, hops = reading.analysis, reading.names, reading.analysis.hops
         keys = list(dict.fromkeys(k for k in (normalize(n) for n in names) if k))
         meta = GraphMetadata(backend=self._backend, extracted_entities=names, analysis=analysis)
         if not keys:
@@ -385,10 +355,17 @@ class GraphExecutor:
     graph found pass the request's filters through `ctx.chunk_filter`; when the graph finds
     nothing (or the filters exclude all it found) the base result stands, flagged."""
 
-    def __init__(self, base: Executor, hops: int, boost: float = GRAPH_BOOST) -> None:
+    def __init__(
+        self,
+        base: Executor,
+        hops: int,
+        boost: float = GRAPH_BOOST,
+        reader: QuestionReader = rule_reading,
+    ) -> None:
         self.base = base
         self.hops = hops
         self.boost = boost
+        self.reader = reader
 
     @property
     def name(self) -> str:
@@ -411,6 +388,7 @@ class GraphExecutor:
             min_hops=BRIDGE_HOPS,
             titles=ctx.title_texts,
             texts=ctx.chunk_texts,
+            reader=self.reader,
         )
         result = search.search(ctx.kb.id, ctx.text, self.hops, limit)
         ctx.graph = meta = result.metadata

@@ -31,6 +31,7 @@ from planrag.core.strategies import (
 )
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.graph import GRAPH_BOOST, GraphExecutor
+from planrag.executors.graph_questions import QuestionReader, rule_reading
 
 if TYPE_CHECKING:
     from planrag.executors.fusion import FusionCalibrator
@@ -55,6 +56,9 @@ class ExecutorDeps:
     rerankers: RerankerRegistry
     calibrator: FusionCalibrator
     graph_boost: float = GRAPH_BOOST  # graph-found chunks' boost (PLANRAG_GRAPH__BOOST)
+    # How graph search reads a question (entities, hops, relation words): the LLM's reading
+    # when one is configured (PLANRAG_GRAPH__QUESTION_ANALYSIS=auto), else the rules'.
+    graph_reader: QuestionReader = rule_reading
 
 
 class BaseExecutor:
@@ -94,8 +98,14 @@ def unregister(name: str) -> None:
 class ExecutorRegistry:
     """The strategies' executors, and the graph step any of them can run with."""
 
-    def __init__(self, executors: Iterable[Executor], graph_boost: float = GRAPH_BOOST) -> None:
+    def __init__(
+        self,
+        executors: Iterable[Executor],
+        graph_boost: float = GRAPH_BOOST,
+        graph_reader: QuestionReader = rule_reading,
+    ) -> None:
         self._graph_boost = graph_boost
+        self._graph_reader = graph_reader
         self._executors: dict[str, Executor] = {}
         for executor in executors:
             if executor.name in self._executors:
@@ -106,7 +116,7 @@ class ExecutorRegistry:
     def build(cls, deps: ExecutorDeps) -> ExecutorRegistry:
         """One instance of every registered executor, in the catalogue's order."""
         executors = (_classes[name](deps) for name in strategy_names() if name in _classes)
-        return cls(executors, deps.graph_boost)
+        return cls(executors, deps.graph_boost, deps.graph_reader)
 
     @property
     def strategies(self) -> tuple[str, ...]:
@@ -124,4 +134,4 @@ class ExecutorRegistry:
             ) from None
         if graph_hops is None:
             return executor
-        return GraphExecutor(executor, graph_hops, self._graph_boost)
+        return GraphExecutor(executor, graph_hops, self._graph_boost, self._graph_reader)

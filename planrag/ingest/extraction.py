@@ -146,15 +146,45 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
 SCHEMA = _strict(LLMExtraction.model_json_schema())
 
 
+# An LLM's entity types in the rule extractor's vocabulary (PERSON, ORGANIZATION, PRODUCT, PLACE,
+# EVENT, DATE, CONCEPT); other types are kept as the LLM wrote them (upper-cased).
+_TYPE_SYNONYMS = {
+    **dict.fromkeys(("ORG", "ORGANISATION", "COMPANY", "INSTITUTION", "NORP"), "ORGANIZATION"),
+    **dict.fromkeys(("GPE", "LOC", "LOCATION", "COUNTRY", "CITY", "FAC"), "PLACE"),
+    **dict.fromkeys(("PER", "PEOPLE", "HUMAN"), "PERSON"),
+    **dict.fromkeys(("TIME", "YEAR"), "DATE"),
+}
+_ROLE_PREFIX = re.compile(r"^(?:IS|WAS|ARE|WERE|HAS_BEEN|HAD_BEEN)_(?=\w)")
+
+
+def entity_type(raw: str) -> str:
+    """An LLM's entity type in our vocabulary ("ORG" → ORGANIZATION, "GPE" → PLACE)."""
+    upper = re.sub(r"\W+", "_", raw.strip().upper()).strip("_")
+    return _TYPE_SYNONYMS.get(upper, upper or "CONCEPT")
+
+
+def canonical_relation(raw: str) -> str:
+    """An LLM's relation name in the rule extractor's spelling: "is CEO of" → CEO_OF,
+    "founded" → FOUNDED; Korean names ("스승") stay as they are."""
+    type_ = relation_type(raw)
+    if type_ == DEFAULT_RELATION or HANGUL.search(type_):
+        return type_
+    return _ROLE_PREFIX.sub("", type_.upper())
+
+
 def to_chunk_graph(chunk: ChunkText, found: LLMChunkExtraction) -> ChunkGraph:
-    """An LLM's names normalised to keys; relation ends it did not list become entities."""
+    """An LLM's names normalised to keys, types and relation names in our vocabulary; relation
+    ends it did not list become entities."""
     entities: dict[str, Entity] = {}
 
     def add(name: str, type_: str = "CONCEPT") -> str | None:
         cleaned, key = clean_name(name), normalize(name)
         if not key or not cleaned:
             return None
-        entities.setdefault(key, Entity(key=key, name=cleaned[:500], type=type_))
+        entities.setdefault(
+            key,
+            Entity(key=key, name=cleaned[:500], type=entity_type(type_), extracted_by=["llm"]),
+        )
         return key
 
     for entity in found.entities:
@@ -163,9 +193,10 @@ def to_chunk_graph(chunk: ChunkText, found: LLMChunkExtraction) -> ChunkGraph:
     for rel in found.relations:
         source, target = add(rel.source), add(rel.target)
         if source and target and source != target:
-            type_ = relation_type(rel.relation)
+            type_ = canonical_relation(rel.relation)
             relations.setdefault(
-                (source, type_, target), Relation(source=source, target=target, type=type_)
+                (source, type_, target),
+                Relation(source=source, target=target, type=type_, extracted_by=["llm"]),
             )
     return ChunkGraph(
         chunk_id=chunk.chunk_id,
@@ -192,14 +223,25 @@ class LLMExtractor:
         self._batch = batch
         self._concurrency = concurrency
         self._timeout_s = timeout_s
+        self.failures: list[str] = []  # why requests of the last extraction failed
 
     def _key(self, text: str) -> str:
         model = self._chat.settings.model
-        return hashlib.sha256(f"graph-llm-v1\x1f{model}\x1f{text}".encode()).hexdigest()
+        return hashlib.sha256(f"graph-llm-v2\x1f{model}\x1f{text}".encode()).hexdigest()
 
     def extract(
         self, chunks: list[ChunkText], progress: Progress | None = None
     ) -> list[ChunkGraph]:
+        """One graph per chunk; any failed request fails the whole extraction."""
+        graphs = self.extract_some(chunks, progress, lenient=False)
+        return [g for g in graphs if g is not None]
+
+    def extract_some(
+        self, chunks: list[ChunkText], progress: Progress | None = None, lenient: bool = True
+    ) -> list[ChunkGraph | None]:
+        """One graph per chunk, None for the chunks whose request failed (`lenient`: an
+        unreachable, slow or invalid LLM costs those chunks' LLM part, not the document)."""
+        self.failures = []
         keys = [self._key(c.text) for c in chunks]
         cached = self._cache.get(list(dict.fromkeys(keys)))
         todo = [i for i, k in enumerate(keys) if k not in cached]
@@ -208,9 +250,10 @@ class LLMExtractor:
             progress(done, len(chunks))
         batches = [todo[s : s + self._batch] for s in range(0, len(todo), self._batch)]
         with ThreadPoolExecutor(self._concurrency, thread_name_prefix="graph-llm") as pool:
-            for batch, results in zip(
-                batches, pool.map(lambda b: self._ask([chunks[i] for i in b]), batches), strict=True
-            ):
+            asked = pool.map(lambda b: self._try([chunks[i] for i in b], lenient), batches)
+            for batch, results in zip(batches, asked, strict=True):
+                if results is None:
+                    continue
                 fresh = {keys[i]: r.model_dump() for i, r in zip(batch, results, strict=True)}
                 self._cache.put(fresh)
                 cached.update(fresh)
@@ -219,8 +262,19 @@ class LLMExtractor:
                     progress(done, len(chunks))
         return [
             to_chunk_graph(chunk, LLMChunkExtraction.model_validate(cached[key]))
+            if key in cached
+            else None
             for chunk, key in zip(chunks, keys, strict=True)
         ]
+
+    def _try(self, chunks: list[ChunkText], lenient: bool) -> list[LLMChunkExtraction] | None:
+        try:
+            return self._ask(chunks)
+        except PlanragError as exc:  # GraphExtractionFailed, LLMUnavailable (timeout, status)
+            if not lenient:
+                raise
+            self.failures.append(exc.message)
+            return None
 
     def _ask(self, chunks: list[ChunkText]) -> list[LLMChunkExtraction]:
         """One request for a few chunks; an invalid reply is retried once with the error."""

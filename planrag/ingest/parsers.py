@@ -96,7 +96,7 @@ def parse_document(
     else:
         raise UnsupportedFileType(f"unsupported file type: {file_type!r}")
     if not document.text:
-        raise ParseError("document is empty")
+        raise ParseError("document is empty", reason="empty")
     return document
 
 
@@ -134,9 +134,11 @@ def decode_text(data: bytes) -> str:
         if text is None:
             text = _guess(data)
     if text is None:
-        raise ParseError("cannot decode text: not UTF-8, CP949/EUC-KR or any known encoding")
+        raise ParseError(
+            "cannot decode text: not UTF-8, CP949/EUC-KR or any known encoding", reason="encoding"
+        )
     if _looks_binary(text):
-        raise ParseError("not a text file: the content is binary")
+        raise ParseError("not a text file: the content is binary", reason="binary")
     return text
 
 
@@ -164,12 +166,12 @@ def _looks_binary(text: str) -> bool:
 
 def _parse_pdf(data: bytes, budget: InflationBudget) -> ParsedDocument:
     if not data.strip():
-        raise ParseError("document is empty")
+        raise ParseError("document is empty", reason="empty")
     if b"%PDF-" not in data[:1024]:
-        raise ParseError("not a valid PDF: the %PDF header is missing")
+        raise ParseError("not a valid PDF: the %PDF header is missing", reason="not_pdf")
     pages = _pdf_page_texts(data, budget)
     if not any(text.strip() for text in pages):
-        raise ParseError("PDF has no extractable text (scanned image?)")
+        raise ParseError("PDF has no extractable text (scanned image?)", reason="pdf_no_text")
     text, spans = _join_pages([clean_text(page) for page in pages])
     return ParsedDocument(text=text, pages=spans)
 
@@ -186,14 +188,18 @@ def _pdf_page_texts(data: bytes, budget: InflationBudget) -> list[str]:
     except ParseError:
         raise
     except Exception as exc:  # see docstring
-        raise ParseError(f"not a valid PDF: {_reason(exc)} (damaged or truncated?)") from exc
+        raise ParseError(
+            f"not a valid PDF: {_reason(exc)} (damaged or truncated?)", reason="pdf_damaged"
+        ) from exc
     texts: list[str] = []
     for number, page in enumerate(pages, start=1):
         try:
             texts.append(page.extract_text() or "")
         except Exception as exc:  # see docstring
             reason = f"page {number}: {_reason(exc)}"
-            raise ParseError(f"not a valid PDF: {reason} (damaged or truncated?)") from exc
+            raise ParseError(
+                f"not a valid PDF: {reason} (damaged or truncated?)", reason="pdf_damaged"
+            ) from exc
         budget.take(len(texts[-1].encode("utf-8", "surrogatepass")), f"page {number}")
     return texts
 
@@ -203,9 +209,11 @@ def _decrypt(reader: pypdf.PdfReader) -> None:
     try:
         result = reader.decrypt("")
     except Exception as exc:  # missing crypto backend, unknown algorithm
-        raise ParseError(f"PDF is encrypted and cannot be decrypted: {_reason(exc)}") from exc
+        raise ParseError(
+            f"PDF is encrypted and cannot be decrypted: {_reason(exc)}", reason="pdf_encrypted"
+        ) from exc
     if result == pypdf.PasswordType.NOT_DECRYPTED:
-        raise ParseError("PDF is encrypted (password protected)")
+        raise ParseError("PDF is encrypted (password protected)", reason="pdf_encrypted")
 
 
 def _reason(exc: Exception) -> str:

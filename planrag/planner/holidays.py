@@ -2,9 +2,10 @@
 
 Conventions (docs/planner.md, "Holidays and fuzzy periods"):
 
-- 설날 (설, 구정) and 추석 are lunar dates, taken from a table of years (2015–2030): the day
-  itself; "설 연휴/추석 연휴" is the three-day holiday (the day before, the day, the day after;
-  substitute holidays are not added). "… 직전" is the seven days before the holiday's first day,
+- 설날 (설, 구정, lunar 1/1) and 추석 (한가위, lunar 8/15) are converted to the solar calendar by
+  `korean-lunar-calendar` (the KARI tables, lunar years 1391–2050): the day itself; "설 연휴/
+  추석 연휴" is the three-day holiday (the day before, the day, the day after; substitute
+  holidays are not added). "… 직전" is the seven days before the holiday's first day,
   "… 직후" the seven days after its last. Without a year: the most recent one that started on or
   before today; with "작년/올해/2024년" that year's.
 - 연초 is January, 연말 December (of the year named, else the most recent one); 연말연시 is
@@ -19,20 +20,24 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from functools import lru_cache
+
+from korean_lunar_calendar import KoreanLunarCalendar
 
 from planrag.planner.time_range import rule
 
-# Lunar New Year's Day and Chuseok (8/15 lunar) by year, in the solar calendar.
-SEOLLAL = {
-    2015: (2, 19), 2016: (2, 8), 2017: (1, 28), 2018: (2, 16), 2019: (2, 5), 2020: (1, 25),
-    2021: (2, 12), 2022: (2, 1), 2023: (1, 22), 2024: (2, 10), 2025: (1, 29), 2026: (2, 17),
-    2027: (2, 7), 2028: (1, 27), 2029: (2, 13), 2030: (2, 3),
-}  # fmt: skip
-CHUSEOK = {
-    2015: (9, 27), 2016: (9, 15), 2017: (10, 4), 2018: (9, 24), 2019: (9, 13), 2020: (10, 1),
-    2021: (9, 21), 2022: (9, 10), 2023: (9, 29), 2024: (9, 17), 2025: (10, 6), 2026: (9, 25),
-    2027: (9, 15), 2028: (10, 3), 2029: (9, 22), 2030: (9, 12),
-}  # fmt: skip
+SEOLLAL = (1, 1)  # lunar month and day
+CHUSEOK = (8, 15)
+
+
+@lru_cache(maxsize=256)
+def lunar_to_solar(year: int, month: int, day: int) -> date | None:
+    """The solar date of a lunar date (not a leap month), or None outside the library's years."""
+    calendar = KoreanLunarCalendar()
+    if not calendar.setLunarDate(year, month, day, False):
+        return None
+    return date.fromisoformat(calendar.SolarIsoFormat())
+
 
 _YEAR = r"(?:(?P<y>(?:19|20)\d{2})\s*년\s*(?:도\s*)?|(?P<rel>올해|금년|작년|지난\s*해|재작년)\s*)?"
 _REL_YEARS = {"올해": 0, "금년": 0, "작년": 1, "지난해": 1, "재작년": 2}
@@ -46,9 +51,10 @@ def _year(m: re.Match[str], today: date) -> int | None:
     return None
 
 
-def _holiday(table: dict[int, tuple[int, int]], year: int, holiday: bool) -> tuple[date, date]:
-    month, day = table[year]
-    one = date(year, month, day)
+def _holiday(lunar: tuple[int, int], year: int, holiday: bool) -> tuple[date, date] | None:
+    one = lunar_to_solar(year, *lunar)
+    if one is None:
+        return None
     return (one - timedelta(days=1), one + timedelta(days=1)) if holiday else (one, one)
 
 
@@ -58,15 +64,16 @@ def _holiday(table: dict[int, tuple[int, int]], year: int, holiday: bool) -> tup
     r"(?:\s*(?P<edge>직전|직후))?"
 )
 def _lunar_holiday(m: re.Match[str], today: date) -> tuple[date, date] | None:
-    table = CHUSEOK if m["name"] in ("추석", "한가위") else SEOLLAL
+    lunar = CHUSEOK if m["name"] in ("추석", "한가위") else SEOLLAL
     year = _year(m, today)
     holiday = bool(m["long"])
     if year is None:  # the most recent one that started on or before today
-        year = next((y for y in (today.year, today.year - 1) if y in table
-                     and _holiday(table, y, holiday)[0] <= today), None)  # fmt: skip
-    if year is None or year not in table:
+        spans = ((y, _holiday(lunar, y, holiday)) for y in (today.year, today.year - 1))
+        year = next((y for y, span in spans if span and span[0] <= today), None)
+    span = _holiday(lunar, year, holiday) if year is not None else None
+    if span is None:
         return None
-    start, end = _holiday(table, year, holiday)
+    start, end = span
     if m["edge"] == "직전":
         return start - timedelta(days=7), start - timedelta(days=1)
     if m["edge"] == "직후":

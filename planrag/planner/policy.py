@@ -20,7 +20,7 @@ import jsonschema
 from pydantic import ValidationError
 
 from planrag.core.strategies import strategy_names
-from planrag.planner import time_range
+from planrag.planner import document_scope, time_range
 from planrag.planner.schema import (
     MAX_STEPS,
     MAX_TOP_K,
@@ -139,7 +139,9 @@ def apply_policy(
     if plan.steps:
         _check_budget(plan, len(plan.knowledge_bases or names), max_steps, max_searches)
     grounded = _ground(plan, scope, tz)
-    return _world_time(grounded, question, scope, tz) if question else grounded
+    if question:
+        grounded = _world_time(grounded, question, scope, tz)
+    return _soft_date(grounded, scope)
 
 
 WORLD_TIME = "dates the world, not the documents: no time filter (policy)"
@@ -158,14 +160,40 @@ def _world_time(plan: SearchPlan, question: str, scope: PlanScope, tz: ZoneInfo)
     query = plan.query
     if query and found.expression not in query:
         query = f"{found.expression} {query}"
+    soft = None
+    if not document_scope.relative(found.expression):
+        start, end = found.iso()
+        soft = TimeFilter.of(start, end, found.expression)
     return plan.model_copy(
         update={
             "filters": plan.filters.model_copy(update={"time": None}),
+            "world_time": soft,
             "query": query,
             "listing": False,
             "rationale": f"{plan.rationale}; '{found.expression}' {WORLD_TIME}".lstrip("; "),
         }
     )
+
+
+def _soft_date(plan: SearchPlan, scope: PlanScope) -> SearchPlan:
+    """The plan's date of the world kept only where it can add something: one search without a
+    time filter or listing, over a knowledge base holding documents dated in that range (their
+    facets); the rationale says so."""
+    soft = plan.world_time
+    if soft is None:
+        return plan
+    chosen = [kb for kb in scope.knowledge_bases if kb.name in plan.knowledge_bases]
+    dated = any(_overlaps(kb.facets.date_from, kb.facets.date_to, soft) for kb in chosen)
+    if plan.filters.time or plan.listing or plan.steps or plan.mode != "rag" or not dated:
+        return plan.model_copy(update={"world_time": None})
+    note = f"documents dated '{soft.expression or soft.from_}' may add passages (none removed)"
+    return plan.model_copy(update={"rationale": f"{plan.rationale}; {note}"[:1000].lstrip("; ")})
+
+
+def _overlaps(first: str | None, last: str | None, soft: TimeFilter) -> bool:
+    if not first or not last:
+        return False
+    return (soft.from_ or first) <= last and (soft.to or last) >= first
 
 
 def _check_budget(plan: SearchPlan, kbs: int, max_steps: int, max_searches: int) -> None:

@@ -2,12 +2,19 @@
 sorted by kind (person, organisation, place), and the noun put in with its particle agreeing
 (한빛로보틱스는, not 한빛로보틱스은).
 
-Kinds by rules: a person is a Korean proper noun of two or three syllables opening with a common
-surname and not ending like a company ("김도윤"), or two or three capitalised Latin words without a
-company word ("Maria Tan"); an organisation ends like one (…로보틱스, …전자, …대학교, … Inc,
-… Logistics); a place ends like one (…시, …도, …구) or is another proper noun. A person is taken
-from the previous answer first (the question asked about a company; its answer named the
-person), an organisation or place from the previous question first.
+Kinds come first from the typed names of `planrag.text.named_entities` (the graph extractor's
+rules: a gazetteer of places, organisation endings, a surname with a title, English endings),
+so "대전 유성구" is a place and "누리봇 S2" a product (no referent), not a person. Names it leaves
+untyped are sorted by form: a person is a Korean surname and a given name ("김도윤", from
+`is_person_name`) or one before or after a title ("박서연 자율주행팀장"), or two or three
+capitalised Latin words without a company word ("Maria Tan"); an organisation ends like one
+(…로보틱스, …전자, …대학교, … Inc); a word ending in 시/도/구/군/읍/면 after a place, or before
+"에/에서/로", is a place ("대전광역시 유성구에"); another proper noun is an organisation, unsure.
+
+Where each reference looks: a person in the previous answer first (the question asked about a
+company; its answer named the person); "거기/그곳/there" a place, then an organisation, of the
+previous answer before those of the previous question (the answer said where); "그 회사" an
+organisation of the previous question first.
 """
 
 from __future__ import annotations
@@ -15,6 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from planrag.text.named_entities import (
+    MAYBE_PERSON,
+    ORG,
+    PERSON,
+    PLACE,
+    is_person_name,
+    typed_names,
+)
 
 Kind = Literal["person", "organisation", "place"]
 
@@ -42,14 +58,36 @@ class Referent:
     sure: bool = True  # said by its form (a surname, a company word), not a default
 
 
+MAX_TEXT_CHARS = 3000  # names are looked for in the first 3,000 characters of a turn
+
+
 def referents(text: str) -> list[Referent]:
     """The names in `text` with their kind, in order of appearance."""
     from planrag.text.korean import get_kiwi  # loaded once per process
 
+    text = text[:MAX_TEXT_CHARS]
     found: list[tuple[int, Referent]] = []
+    said: list[tuple[int, int]] = []  # spans the typed names settle (kinds and non-referents)
+    before: tuple[str, int] = ("", -1)  # the type and end of the name before
+    for named in typed_names(text):
+        kind = _NE_KINDS.get(named.type)
+        if named.type in (MAYBE_PERSON, ""):
+            after_place = before[0] == PLACE and not text[before[1] : named.start].strip()
+            kind = _untyped_place(text, named.name, named.end, after_place)
+        if kind is not None or named.type not in (MAYBE_PERSON, ""):  # else left to the rules
+            if kind is not None and not named.surname:
+                found.append((named.start, Referent(named.name, kind)))
+            said.append((named.start, named.end))
+        before = (PLACE if kind == "place" else named.type, named.end)
+
+    def free(position: int) -> bool:
+        return not any(start <= position < end for start, end in said)
+
     if re.search(r"[가-힣]", text):
         tokens = get_kiwi().tokenize(text)
         for i, token in enumerate(tokens):
+            if not free(token.start):
+                continue
             if token.tag == "NNP" or (token.tag == "NNG" and _company_word(token.form)):
                 name = _whole_word(text, tokens, i)
                 kind, sure = _kind(name)
@@ -59,12 +97,26 @@ def referents(text: str) -> list[Referent]:
     for m in _LATIN_PERSON.finditer(text):
         name = m.group(1)
         latin: Kind = "organisation" if _ORG_END.search(name) else "person"
-        if name.split()[0].lower() not in ("the", "in", "its", "this", "that", "what", "who"):
+        first = name.split()[0].lower()
+        if free(m.start()) and first not in ("the", "in", "its", "this", "that", "what", "who"):
             found.append((m.start(), Referent(name, latin)))
     seen: dict[str, Referent] = {}
     for _, ref in sorted(found, key=lambda item: item[0]):
         seen.setdefault(ref.name, ref)
     return list(seen.values())
+
+
+_NE_KINDS: dict[str, Kind] = {PERSON: "person", ORG: "organisation", PLACE: "place"}
+_ADMIN_END = re.compile(r"[가-힣]{2,}(?:시|도|구|군|읍|면)$")
+_LOCATIVE = re.compile(r"(?:에서|에|으로|로)(?!게)")
+
+
+def _untyped_place(text: str, name: str, end: int, after_place: bool) -> Kind | None:
+    """A name the typed names left open ("유성구" after "대전광역시", Kiwi reading it as 유성 + 구)
+    that is a place by its ending and its neighbours: after a place, or before "에/에서/로"."""
+    if not _ADMIN_END.fullmatch(name):
+        return None
+    return "place" if after_place or _LOCATIVE.match(text, end) else None
 
 
 _TITLES = re.compile(
@@ -118,25 +170,39 @@ def _company_word(form: str) -> bool:
 
 
 def _kind(name: str) -> tuple[Kind, bool]:
-    """The kind of a Korean proper noun, and whether its form says so."""
+    """The kind of a Korean proper noun the typed names left open, and whether its form says so."""
     if _company_word(name):
         return "organisation", True
-    hangul = re.fullmatch(r"[가-힣]{2,3}", name)
-    if hangul and name[0] in _SURNAMES:
+    if is_person_name(name):
         return "person", True
     return ("place", True) if _PLACE_END.search(name) else ("organisation", False)
 
 
-# A reference, the kinds it may name, and where to look first ("answer" or "question").
-_REFERENCES: list[tuple[re.Pattern[str], tuple[Kind, ...]]] = [
+Source = Literal["answer", "question"]
+_PERSON: list[tuple[Source, Kind]] = [("answer", "person"), ("question", "person")]
+_ORGANISATION: list[tuple[Source, Kind]] = [
+    ("question", "organisation"),
+    ("answer", "organisation"),
+]
+_PLACE: list[tuple[Source, Kind]] = [
+    ("answer", "place"),
+    ("question", "place"),
+    ("answer", "organisation"),
+    ("question", "organisation"),
+]
+# A reference and where its name is looked for, in order (the previous answer or question, and
+# the kind of name).
+_REFERENCES: list[tuple[re.Pattern[str], list[tuple[Source, Kind]]]] = [
     (re.compile(r"그\s*사람|그\s*분|그분|그녀|이\s*사람|해당\s*인물|그\s*인물|(?<![가-힣])그(?=는|가|의|를|에게|한테)"),
-     ("person",)),
-    (re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE), ("person",)),
-    (re.compile(r"(?:그|이|해당)\s*(?:회사|기업|기관|단체|업체|조직|팀)"), ("organisation",)),
-    (re.compile(r"거기|그곳|그\s*곳|(?:그|이|해당)\s*(?:지역|도시|나라|장소)"),
-     ("place", "organisation")),
-    (re.compile(r"\bthere\b|\bthat\s+(?:company|firm|organi[sz]ation)\b", re.IGNORECASE),
-     ("organisation", "place")),
+     _PERSON),
+    (re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE), _PERSON),
+    (re.compile(r"(?:그|이|해당)\s*(?:회사|기업|기관|단체|업체|조직|팀)"), _ORGANISATION),
+    (re.compile(r"거기|그곳|그\s*곳|(?:그|이|해당)\s*(?:지역|도시|나라|장소)"), _PLACE),
+    (re.compile(r"\bthat\s+(?:company|firm|organi[sz]ation)\b", re.IGNORECASE), _ORGANISATION),
+    # "there" as a place, not "is there …", "there are …", "hi there"
+    (re.compile(r"(?<!\bhi\s)(?<!\bhey\s)(?<!\bhello\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\b"
+                r"(?!\s+(?:is|are|was|were|be|been|will|would|has|have|had|seems?)\b|'s)",
+                re.IGNORECASE), _PLACE),
 ]  # fmt: skip
 
 
@@ -145,23 +211,41 @@ def resolve_reference(question: str, asked: str, answer: str | None) -> str | No
     particle made to agree); the question itself when it refers to a person and none was named
     (never the company or product of the question instead); None when it has no reference of
     a kind or no such name."""
-    for pattern, kinds in _REFERENCES:
+    for pattern, order in _REFERENCES:
         m = pattern.search(question)
         if m is None:
             continue
-        if kinds == ("person",) and not any(
-            r.kind == "person" for text in (answer or "", asked) for r in referents(text)
-        ):
+        names = {"answer": referents(answer or ""), "question": referents(asked)}
+        if order is _PERSON and not any(r.kind == "person" for n in names.values() for r in n):
             return question
-        order = [answer or "", asked] if kinds[0] == "person" else [asked, answer or ""]
-        found = [[r for r in referents(text) if r.kind in kinds] for text in order]
         for sure in (True, False):  # a name whose form says its kind first
-            for names in found:
-                name = next((r.name for r in names if r.sure == sure), None)
+            for source, kind in order:
+                name = next((r.name for r in names[source] if r.kind == kind and r.sure == sure),
+                            None)  # fmt: skip
                 if name:
+                    if order is _PLACE:
+                        name = _as_place(question, m, name)
                     return with_particle(question, m.start(), m.end(), name)
         return None
     return None
+
+
+def _as_place(question: str, m: re.Match[str], name: str) -> str:
+    """The name as "거기"/"there" stood: "거기 있는 …" → "대전에 있는 …" (거기 before a verb is
+    locative), "works there" → "works in Busan"."""
+    from planrag.text.korean import get_kiwi
+
+    said = m.group(0)
+    if said.lower() == "there":
+        before = question[: m.start()].split()
+        preposition = before and before[-1].lower() in ("in", "at", "from", "to", "near", "of")
+        return name if preposition else f"in {name}"
+    rest = question[m.end() :]
+    if said in ("거기", "그곳", "그 곳") and rest[:1].isspace() and rest.strip():
+        first = get_kiwi().tokenize(rest.strip())[0]
+        if first.tag in ("VV", "VA", "VX"):  # 있다, 없다, 가다, 살다 …
+            return f"{name}에"
+    return name
 
 
 # Particle pairs: (after a final consonant, after a vowel).
@@ -186,6 +270,13 @@ def with_particle(question: str, start: int, end: int, name: str) -> str:
         for particle in (after_consonant, after_vowel):
             if rest.startswith(particle) and not (particle == "이" and rest.startswith("이랑")):
                 right = after_consonant if consonant else after_vowel
+                if particle in ("으로", "로") and _ends_in_rieul(name):
+                    right = "로"  # 서울로, not 서울으로
                 rest = right + rest[len(particle) :]
                 return question[:start] + name + rest
     return question[:start] + name + rest
+
+
+def _ends_in_rieul(word: str) -> bool:
+    last = word.rstrip()[-1:]
+    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 == 8

@@ -25,6 +25,7 @@ ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 SCHEMA_FILE = Path(__file__).resolve().parent / "search_plan.schema.json"
 
 MAX_TOP_K = 50
+MAX_SEARCH_CHARS = 2000  # a plan's search text (the retrieval query's own limit)
 MAX_LIMIT = 20
 MAX_HOPS = 5
 MAX_STEPS = 4
@@ -153,7 +154,7 @@ class SearchPlan(_Strict):
     knowledge_bases: list[str] = Field(default_factory=list, max_length=20)
     query: str | None = Field(
         default=None,
-        max_length=2000,
+        max_length=MAX_SEARCH_CHARS,
         description="the search text (the question without time/sort/count words); "
         "null means the question itself",
     )
@@ -166,6 +167,12 @@ class SearchPlan(_Strict):
     rerank: RerankPlan = RerankPlan()
     graph: GraphPlan = GraphPlan()
     filters: Filters = Filters()
+    world_time: TimeFilter | None = Field(
+        default=None,
+        description="a date the question names about the world, kept in the search text "
+        "('1989년 6월 30일 … 파견된 인물은?'): it filters nothing; passages of documents dated "
+        "then may be added after the others, none removed. Null without one",
+    )
     sort: Sort = "relevance"
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
     listing: bool = Field(

@@ -22,13 +22,14 @@ from planrag.core.errors import (
     KnowledgeBaseNotFound,
     PlanragError,
 )
+from planrag.core.messages import Param, params_of
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import GraphPath, KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.llm.e5 import is_e5
 from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
+from planrag.planner.schema import MAX_TOP_K, FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.admission import StageAdmission
@@ -56,7 +57,7 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.services.spec002_plan import spec002_plan, user_scope
+from planrag.services.spec002_plan import SPEC002_MAX_TOP_K, spec002_plan, user_scope
 from planrag.services.step_execution import (
     StepResult,
     StepRunner,
@@ -131,6 +132,13 @@ class AskRequest(PlanRequest):
         default=None,
         max_length=20,
         description="spec 002: only documents tagged with one of these (the plan's `tags`)",
+    )
+    top_k: int | None = Field(
+        default=None,
+        ge=1,
+        le=SPEC002_MAX_TOP_K,
+        description="spec 002: chunk candidates per knowledge base, 1..10 (the spec's range); "
+        "overrides the planner's, raised to cover the plan's `limit` (docs/spec_mapping.md)",
     )
 
     @model_validator(mode="after")
@@ -226,7 +234,9 @@ class AskService:
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
-        self._executor = PlanExecutor(retrieval, settings.ask.max_passages, listing)
+        self._executor = PlanExecutor(
+            retrieval, settings.ask.max_passages, listing, settings.ask.world_date_passages
+        )
         self._retrieval = retrieval
         self._planner = planner
         self._chat = chat
@@ -270,7 +280,9 @@ class AskService:
             by_key = {kb.id: kb for kb in readable} | {kb.name: kb for kb in readable}
             missing = [n for n in request.knowledge_bases if n not in by_key]
             if missing:
-                raise KnowledgeBaseNotFound(f"knowledge base '{missing[0]}' not found")
+                raise KnowledgeBaseNotFound(
+                    f"knowledge base '{missing[0]}' not found", kb=missing[0]
+                )
             wanted = {by_key[n].id for n in request.knowledge_bases}
             chosen = [kb for kb in readable if kb.id in wanted]
         if doc_id is not None:
@@ -361,7 +373,7 @@ class AskService:
             self._record(run)
             raise
         except PlanragError as exc:
-            last = run.fail(exc.code, exc.message)
+            last = run.fail(exc.code, exc.message, params_of(exc.details))
         except Exception as exc:  # never a broken stream without a reason
             log.exception("ask failed")
             last = run.fail("internal_error", f"{type(exc).__name__}: {exc}")
@@ -387,6 +399,7 @@ class AskService:
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
         envelope = _with_categories(envelope, run.request.category_ids)
+        envelope = _with_top_k(envelope, run.request.top_k)
         run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
         run.record.envelope = envelope
         run.record.timings_ms["plan"] = _ms(run.started)
@@ -694,6 +707,17 @@ def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None)
     return envelope.model_copy(update={"plan": plan})
 
 
+def _with_top_k(envelope: PlanEnvelope, top_k: int | None) -> PlanEnvelope:
+    """A spec 002 client's `top_k` (1..10) is the plan's candidate width, raised as the
+    policy raises any plan's to cover a relevance-sorted `limit` (up to 20)."""
+    if top_k is None:
+        return envelope
+    plan = envelope.plan
+    if plan.limit and plan.sort == "relevance":
+        top_k = min(MAX_TOP_K, max(top_k, plan.limit))
+    return envelope.model_copy(update={"plan": plan.model_copy(update={"top_k": top_k})})
+
+
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
@@ -742,9 +766,9 @@ class _AskRun:
             steps_stopped=self.record.steps_stopped,
         )
 
-    def fail(self, code: str, message: str) -> ErrorEvent:
+    def fail(self, code: str, message: str, params: dict[str, Param] | None = None) -> ErrorEvent:
         self.record.error = TraceError(code=code, message=message)
-        return ErrorEvent(code=code, message=message, trace_id=self.trace.id)
+        return ErrorEvent(code=code, message=message, params=params or {}, trace_id=self.trace.id)
 
 
 def _evidence_events(

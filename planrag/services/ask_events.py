@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, model_serializer
 
 from planrag.core.errors import error_for_code
+from planrag.core.messages import Param
 from planrag.planner.schema import PlanEnvelope, SearchPlan
 from planrag.services.answers import Citation, Passage, UnsupportedCitation
 from planrag.services.spec002_plan import Spec002Plan, UserScope
@@ -177,6 +178,9 @@ class ErrorEvent(BaseModel):
 
     code: str
     message: str
+    params: dict[str, Param] = Field(
+        default_factory=dict, description="what fills in the code's text (core/messages.py)"
+    )
     trace_id: str | None = None
 
     def to_exception(self) -> Exception:

@@ -11,17 +11,20 @@ import logging
 from collections.abc import Callable
 
 from planrag.core.errors import PlanragError
+from planrag.core.messages import Message, message
 from planrag.core.settings import GraphSettings
 from planrag.core.types import Chunk, Document, KnowledgeBase
+from planrag.ingest.dual_extraction import DualExtractor
 from planrag.ingest.extraction import ChunkText, Extractor, LLMExtractor
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.llm.chat import ChatClient
+from planrag.services.entity_unification import unify
 from planrag.stores.extractions import ExtractionCache
 from planrag.stores.graphs import GraphStores
 
 log = logging.getLogger(__name__)
 
-Note = Callable[[str | None], None]
+Note = Callable[[Message | None], None]
 
 
 class GraphIndexer:
@@ -39,22 +42,25 @@ class GraphIndexer:
         self._rule = RuleExtractor()
 
     def extractor(self) -> Extractor:
+        """`auto`: rules and the LLM merged (spec 001's dual extraction) when an LLM is
+        configured, else the rules; `llm`: the LLM alone (its failures fail the document)."""
         choice = self._settings.extractor
         chat = self._chat() if choice != "rule" else None
         if choice == "llm" or (choice == "auto" and chat is not None and chat.configured):
             assert chat is not None
-            return LLMExtractor(
+            llm = LLMExtractor(
                 chat,
                 self._cache,
                 batch=self._settings.llm_batch,
                 concurrency=self._settings.llm_concurrency,
                 timeout_s=max(chat.settings.timeout_s, 30.0),
             )
+            return llm if choice == "llm" else DualExtractor(self._rule, llm)
         return self._rule
 
     def index(
         self, kb: KnowledgeBase, doc: Document, chunks: list[Chunk], note: Note
-    ) -> str | None:
+    ) -> Message | None:
         """Extract and write one document's graph, noting progress. Raises on failure with
         on_error=fail; with on_error=skip returns why the document has no graph."""
         store = self.graphs.for_kb(kb.graph_backend)
@@ -64,11 +70,11 @@ class GraphIndexer:
         texts = [ChunkText(chunk_id=c.id, doc_id=doc.id, text=c.text) for c in chunks]
 
         def progress(done: int, total: int) -> None:
-            note(f"graph: extracting {done}/{total} chunks ({extractor.name})")
+            note(message("graph_extracting", done=done, total=total, extractor=extractor.name))
 
         try:
-            graphs = extractor.extract(texts, progress)
-            note(f"graph: writing {sum(len(g.entities) for g in graphs)} entity mentions")
+            graphs = unify(store, kb.id, extractor.extract(texts, progress))
+            note(message("graph_writing", mentions=sum(len(g.entities) for g in graphs)))
             store.add(kb.id, graphs)
         except Exception as exc:
             reason = (
@@ -77,7 +83,7 @@ class GraphIndexer:
             store.delete_documents(kb.id, [doc.id])
             if self._settings.on_error == "skip":
                 log.warning("document %s indexed without graph: %s", doc.id, reason)
-                return f"indexed without graph: {reason}"[:1000]
+                return message("graph_skipped", reason=reason[:900])
             raise PlanragError(f"graph extraction failed: {reason}") from exc
         return None
 

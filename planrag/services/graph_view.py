@@ -14,17 +14,23 @@ from planrag.core.types import KnowledgeBase
 from planrag.executors.graph import GraphSearch
 from planrag.services.auth import Principal
 from planrag.services.ownership import OwnershipResolver
-from planrag.stores.graph import Edge, Entity, GraphStore, entity_key
+from planrag.stores.graph import DEFAULT_TYPE, Edge, Entity, GraphStore, entity_key
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.restricted_graph import restricted
+from planrag.text.definitions import definition, first_mention
 from planrag.text.entities import normalize
+
+SENTENCE_CHUNKS = 20  # an entity's passages read for its definition, in document order
 
 
 class GraphNode(BaseModel):
     id: str = Field(description="the entity id (its key, percent-encoded)")
     name: str
-    type: str
+    type: str = Field(description="PERSON, ORGANIZATION, PRODUCT, PLACE, EVENT, DATE, CONCEPT, …")
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
+    )
     sources: int = Field(ge=0, description="chunks that mention it")
 
 
@@ -46,6 +52,24 @@ class EntityView(BaseModel):
     id: str
     name: str
     type: str
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
+    )
+
+
+class EntityDescription(BaseModel):
+    """What an entity is, from its sentences (spec 004's entity `type` and `description`)."""
+
+    type: str = Field(
+        description="the graph's type; a CONCEPT takes the type its definition implies"
+    )
+    description: str = Field(
+        description="the first sentence defining it ('X는 … 회사이다'), else the first that names "
+        "it; empty when no passage is readable"
+    )
+    aliases: list[str] = Field(
+        default_factory=list, description="the other names the documents give it"
+    )
 
 
 class EntitySource(BaseModel):
@@ -60,8 +84,19 @@ class EntitySources(BaseModel):
     sources: list[EntitySource]
 
 
+def _described(entity: Entity, texts: list[str]) -> EntityDescription:
+    names = list(dict.fromkeys([entity.name, *entity.aliases]))
+    for text in texts:
+        found = definition(names, text)
+        if found is not None:
+            type_ = found.type if entity.type == DEFAULT_TYPE and found.type else entity.type
+            return EntityDescription(type=type_, description=found.sentence, aliases=entity.aliases)
+    first = next((s for s in (first_mention(names, t) for t in texts) if s), "")
+    return EntityDescription(type=entity.type, description=first, aliases=entity.aliases)
+
+
 def _view(entity: Entity) -> EntityView:
-    return EntityView(id=entity.id, name=entity.name, type=entity.type)
+    return EntityView(id=entity.id, name=entity.name, type=entity.type, aliases=entity.aliases)
 
 
 class GraphExplorer:
@@ -136,11 +171,15 @@ class GraphExplorer:
         edges: dict[tuple[str, str, str], Edge],
         truncated: bool,
     ) -> GraphNeighbourhood:
-        sources = {
-            i.entity.key: i.sources for i in store.entities(kb_id, [e.key for e in entities])
-        }
+        infos = {i.entity.key: i for i in store.entities(kb_id, [e.key for e in entities])}
         nodes = [
-            GraphNode(id=e.id, name=e.name, type=e.type, sources=sources.get(e.key, 0))
+            GraphNode(
+                id=e.id,
+                name=e.name,
+                type=e.type,
+                aliases=infos[e.key].entity.aliases if e.key in infos else [],
+                sources=infos[e.key].sources if e.key in infos else 0,
+            )
             for e in entities
         ]
         links = [
@@ -167,6 +206,33 @@ class GraphExplorer:
         store = restricted(store, documents)
         result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
         return result.entities[:limit], result.edges[:limit]
+
+    def describe(
+        self, kb: KnowledgeBase, entities: list[Entity], documents: frozenset[str] | None = None
+    ) -> dict[str, EntityDescription]:
+        """Each entity's type and description from the passages that mention it (of
+        `documents` only, on a per-user KB), read in document order: the first defining
+        sentence, else the first sentence naming it."""
+        store = self._graphs.for_kb(kb.graph_backend)
+        if store is None or not entities:
+            return {}
+        store = restricted(store, documents)
+        stored = {i.entity.key: i.entity for i in store.entities(kb.id, [e.key for e in entities])}
+        entities = [stored.get(e.key, e) for e in entities]
+        mentioned = {
+            e.key: store.mentions(kb.id, [e.key], limit=SENTENCE_CHUNKS).mentions for e in entities
+        }
+        chunks = self._metadata.get_chunks(
+            list({m.chunk_id for found in mentioned.values() for m in found})
+        )
+        out: dict[str, EntityDescription] = {}
+        for entity in entities:
+            texts = sorted(
+                (chunks[m.chunk_id] for m in mentioned[entity.key] if m.chunk_id in chunks),
+                key=lambda c: (c.doc_id, c.position),
+            )
+            out[entity.key] = _described(entity, [c.text for c in texts])
+        return out
 
     def sources(
         self, kb_id: str, entity_id: str, limit: int = 50, principal: Principal | None = None

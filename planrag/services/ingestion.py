@@ -32,6 +32,7 @@ from planrag.core.errors import (
     UploadTooLarge,
 )
 from planrag.core.filters import Eq, In
+from planrag.core.messages import Message, error_message, message
 from planrag.core.types import (
     Chunk,
     ChunkKind,
@@ -73,14 +74,13 @@ class _Prepared:
     embedder: Embedder
     chunks: list[Chunk]
     generation: int = 0  # the KB's vector generation the embedder's vectors belong to
-    note: str | None = None  # shown on the completed document (e.g. indexed without graph)
+    note: Message | None = None  # shown on the completed document (indexed without graph)
 
 
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, PlanragError):
-        return exc.message
-    log.error("indexing failed", exc_info=exc)  # a bug or a store failure must not kill a worker
-    return f"{type(exc).__name__}: {exc}"
+def _reason(exc: Exception) -> Message:
+    if not isinstance(exc, PlanragError):  # a bug or a store failure must not kill a worker
+        log.error("indexing failed", exc_info=exc)
+    return error_message(exc)
 
 
 def vector_record(doc: Document, chunk: Chunk, vector: list[float]) -> VectorRecord:
@@ -629,7 +629,9 @@ class IngestionService:
         try:
             data = self._files.read(doc.kb_id, doc.id, doc.file_type)
         except FileNotFoundError as exc:
-            raise ParseError("the uploaded file is missing from the data dir") from exc
+            raise ParseError(
+                "the uploaded file is missing from the data dir", reason="file_missing"
+            ) from exc
         parsed = parse_document(data, doc.file_type, self._limits)
         if kb.chunking.unit == "chars":  # at least this many chunks: refused before chunking
             longest = max(kb.chunking.chunk_size, kb.chunking.child_size)
@@ -637,7 +639,7 @@ class IngestionService:
         chunks = chunk_document(parsed, kb.chunking, doc.id)
         embedded = [c for c in chunks if c.kind != ChunkKind.parent]
         if not embedded:
-            raise ParseError("document produced no chunks")
+            raise ParseError("document produced no chunks", reason="no_chunks")
         check_chunks(len(embedded), self._limits.max_chunks)
         embedder = self._indexing_embedder(kb.embedding_model, kb.embedding_dim)
         tokens = self._tokenize(kb.user_words, [c.text for c in embedded])
@@ -673,8 +675,8 @@ class IngestionService:
         if kb.graph_backend == "none":
             return
 
-        def note(text: str | None) -> None:
-            self._metadata.set_progress(item.doc.id, text)
+        def note(progress: Message | None) -> None:
+            self._metadata.set_progress(item.doc.id, progress)
 
         item.note = self._graph.index(kb, item.doc, item.chunks, note)
 
@@ -685,7 +687,9 @@ class IngestionService:
         batch. Returns the ids of those deleted."""
         pending = [(item, chunk) for item in prepared for chunk in item.chunks]
         for item in prepared:
-            self._metadata.set_progress(item.doc.id, f"chunks embedded 0/{len(item.chunks)}")
+            self._metadata.set_progress(
+                item.doc.id, message("chunks_embedded", done=0, total=len(item.chunks))
+            )
         deleted: set[str] = set()
         for start in range(0, len(pending), EMBED_BATCH):
             if self._closed:
@@ -732,7 +736,7 @@ class IngestionService:
         for item in {id(item): item for item, _chunk in batch}.values():
             total = len(item.chunks)
             self._metadata.set_progress(
-                item.doc.id, f"chunks embedded {counts[item.doc.id]}/{total}"
+                item.doc.id, message("chunks_embedded", done=counts[item.doc.id], total=total)
             )
 
     def _complete(self, item: _Prepared) -> Document:
@@ -785,12 +789,12 @@ class IngestionService:
             return doc
         return self._fail(doc, _reason(exc))
 
-    def mark_failed(self, doc_id: str, reason: str) -> Document:
+    def mark_failed(self, doc_id: str, reason: Message) -> Document:
         """Give a document up with a reason (a worker that never finishes it)."""
         return self._fail(self._metadata.get_document(doc_id), reason)
 
-    def _fail(self, doc: Document, reason: str) -> Document:
-        log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason)
+    def _fail(self, doc: Document, reason: Message) -> Document:
+        log.warning("document %s (%s) failed: %s", doc.id, doc.filename, reason.text)
         try:
             self._remove_leftovers(doc)
             self._metadata.set_progress(doc.id, None)
@@ -798,7 +802,8 @@ class IngestionService:
             return self._metadata.get_document(doc.id)
         except Exception:  # the KB was deleted meanwhile: nothing left to mark
             log.exception("cleanup of %s failed", doc.id)
-            return doc.model_copy(update={"status": DocumentStatus.error, "error": reason})
+            update = {"status": DocumentStatus.error, "error": reason.text, "error_detail": reason}
+            return doc.model_copy(update=update)
 
     # ── deletion ───────────────────────────────────────────────────────────────────────
     def delete(self, kb_id: str, doc_id: str) -> None:

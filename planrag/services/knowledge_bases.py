@@ -201,7 +201,7 @@ class KnowledgeBaseService:
         for doc in self._metadata.list_documents(kb.id, [DocumentStatus.completed]):
             chunks = self._metadata.list_chunks(doc.id)
             searchable = [c for c in chunks if c.kind != ChunkKind.parent]
-            tokens = tokenizer.tokenize_many(c.text for c in searchable)
+            tokens = tokenizer.index_tokens_many(c.text for c in searchable)
             self._metadata.replace_chunks(
                 doc.id, chunks, {c.id: t for c, t in zip(searchable, tokens, strict=True)}
             )

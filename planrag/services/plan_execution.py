@@ -26,11 +26,16 @@ log = logging.getLogger(__name__)
 
 class PlanExecutor:
     def __init__(
-        self, retrieval: RetrievalService, max_passages: int, listing: DocumentListing
+        self,
+        retrieval: RetrievalService,
+        max_passages: int,
+        listing: DocumentListing,
+        world_date_passages: int = 0,
     ) -> None:
         self._retrieval = retrieval
         self._max_passages = max_passages
         self._listing = listing
+        self._world_date_passages = world_date_passages
 
     def execute(
         self,
@@ -76,7 +81,9 @@ class PlanExecutor:
             date=lambda item: item[1].metadata.date,
             doc=lambda item: item[1].doc_id,
         )
-        passages = _numbered(found[: self._max_passages])
+        shown = found[: self._max_passages]
+        shown += self._dated(plan, question, kbs, restriction, shown, notes)
+        passages = _numbered(shown)
         stages = SearchStages(
             retrieved=per_kb,
             merged=merged,
@@ -86,6 +93,44 @@ class PlanExecutor:
             fusion=fusion or None,
         )
         return passages, stages
+
+    def _dated(
+        self,
+        plan: SearchPlan,
+        question: str,
+        kbs: dict[str, KnowledgeBase],
+        restriction: Restriction,
+        shown: list[tuple[str, Hit]],
+        notes: list[str],
+    ) -> list[tuple[str, Hit]]:
+        """The soft signal of a date the question names about the world (`plan.world_time`):
+        the same search filtered to that date, whose best passages of documents not shown yet
+        are added after the others — up to `world_date_passages`, nothing removed or reordered."""
+        soft, room = plan.world_time, self._world_date_passages
+        if soft is None or not room or plan.filters.time or plan.listing or plan.limit:
+            return []
+        dated_plan = plan.model_copy(
+            update={"filters": plan.filters.model_copy(update={"time": soft}), "world_time": None}
+        )
+        seen = {hit.doc_id for _, hit in shown}
+        extra: list[tuple[str, Hit]] = []
+        for name in plan.knowledge_bases:
+            try:
+                hits = self._retrieve(kbs[name], dated_plan, question, [], restriction)
+            except Exception as exc:  # a soft signal: the answer stands without it
+                log.warning("dated search of knowledge base %s failed: %s", name, exc)
+                continue
+            extra.extend((name, h) for h in hits if h.doc_id not in seen)
+        best: dict[str, tuple[str, Hit]] = {}  # a document's best passage
+        for item in sorted(extra, key=lambda item: -item[1].score):
+            best.setdefault(item[1].doc_id, item)
+        added = list(best.values())[:room]
+        if added:
+            notes.append(
+                f"{len(added)} passage(s) dated '{soft.expression or soft.from_}' added after "
+                "the others (a date of the world: nothing removed)"
+            )
+        return added
 
     def _retrieve(
         self,

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from planrag.planner.schema import SearchPlan, TimeFilter, Weights
 from planrag.planner.scope import PlanScope
 
+SPEC002_MAX_TOP_K = 10  # spec 002's range for top_k (1..10); planrag's plan allows 1..50
 USER_RULE = (
     "user_id narrows per-user knowledge bases (per_user: true) to that user's documents; "
     "other knowledge bases are shared and searched whole, whoever owns their documents"
@@ -33,7 +34,11 @@ class Spec002Plan(BaseModel):
     """Spec 002's plan fields, with its names (`post` for document mode)."""
 
     mode: Literal["rag", "post", "direct"]
-    top_k: int
+    top_k: int = Field(ge=1, le=SPEC002_MAX_TOP_K, description="within the spec's 1..10")
+    candidates: int = Field(
+        description="extension: the chunk candidates actually fetched per knowledge base (the "
+        "plan's top_k; above 10 when a listing's `limit` needs more)"
+    )
     threshold: float | None
     weights: Weights
     filters: Spec002Filters
@@ -63,7 +68,8 @@ def spec002_plan(
     )
     return Spec002Plan(
         mode=mode,
-        top_k=plan.top_k,
+        top_k=min(plan.top_k, SPEC002_MAX_TOP_K),
+        candidates=plan.top_k,
         threshold=plan.threshold,
         weights=plan.weights,
         filters=Spec002Filters(

@@ -19,6 +19,7 @@ import threading
 import uuid
 
 from planrag.core.errors import NotFound
+from planrag.core.messages import message
 from planrag.core.settings import IngestSettings
 from planrag.services.ingestion import IngestionService
 from planrag.stores.job_queue import ClaimedJob, JobQueue
@@ -119,11 +120,8 @@ class IndexingWorker:
                 log.exception("renewing the lease of %s failed", doc_id)
 
     def _give_up(self, job: ClaimedJob) -> None:
-        reason = (
-            f"indexing was started {job.attempts - 1} times and never finished (the worker "
-            "stopped each time); upload the file again to retry"
-        )
-        log.error("document %s: %s", job.doc_id, reason)
+        reason = message("indexing_abandoned", attempts=job.attempts - 1)
+        log.error("document %s: %s", job.doc_id, reason.text)
         with contextlib.suppress(NotFound):
             self._ingestion.mark_failed(job.doc_id, reason)
         self._queue.finish(job.doc_id, self.name)

@@ -54,7 +54,15 @@ class Entity(BaseModel):
     name: str = Field(min_length=1, max_length=500, description="the name as first seen")
     type: str = DEFAULT_TYPE
     aliases: list[str] = Field(
-        default_factory=list, description="other names of the thing (extraction only)"
+        default_factory=list, description="other names of the thing, as the documents wrote them"
+    )
+    alias_keys: list[str] = Field(
+        default_factory=list,
+        description="the aliases' keys (normalised by the caller, as `key`): matching any of them "
+        "finds the entity (written, not read back)",
+    )
+    extracted_by: list[str] = Field(
+        default_factory=list, description="the extractors that found it: rule, llm (extraction)"
     )
 
     @field_validator("type")
@@ -73,6 +81,9 @@ class Relation(BaseModel):
     target: str = Field(description="the object's key")
     type: str = DEFAULT_RELATION
     sentence: str = Field(default="", description="the sentence it was read from (extraction)")
+    extracted_by: list[str] = Field(
+        default_factory=list, description="the extractors that found it: rule, llm (extraction)"
+    )
 
     @field_validator("type")
     @classmethod
@@ -210,7 +221,8 @@ class GraphStore(Protocol):
         ...
 
     def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
-        """Merge entities (first name and type win), relations and provenance; idempotent."""
+        """Merge entities (first name and type win; aliases and alias keys accumulate),
+        relations and provenance; idempotent."""
         ...
 
     def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
@@ -219,9 +231,10 @@ class GraphStore(Protocol):
 
     def doc_ids(self, kb_id: str) -> set[str]: ...
 
-    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
-        """Entities whose key equals one of `keys` (exact), else whose key contains or is
-        contained in it (fuzzy, keys of ≥ 2 characters), at most `limit` per key."""
+    def match(self, kb_id: str, keys: list[str], limit: int = 20, fuzzy: bool = True) -> Matches:
+        """Entities whose key or one of whose alias keys equals one of `keys` (exact), else
+        (with `fuzzy`) whose key contains or is contained in it (keys of ≥ 2 characters), at
+        most `limit` per key."""
         ...
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
@@ -232,7 +245,9 @@ class GraphStore(Protocol):
         """The chunks that mention the given entities."""
         ...
 
-    def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]: ...
+    def entities(self, kb_id: str, keys: list[str]) -> list[EntityInfo]:
+        """The entities of these keys, with their aliases, sources and degree."""
+        ...
 
     def top_entities(self, kb_id: str, limit: int = 20) -> list[EntityInfo]:
         """The most connected entities (degree, then sources, then key)."""

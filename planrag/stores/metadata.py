@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from planrag.core.errors import DocumentNotFound, KnowledgeBaseExists, KnowledgeBaseNotFound
+from planrag.core.messages import Message
 from planrag.core.types import (
     Chunk,
     ChunkKind,
@@ -63,6 +64,10 @@ def _kb(row: KnowledgeBaseRow) -> KnowledgeBase:
     return kb_from_row(row)
 
 
+def _message(stored: dict[str, Any] | None) -> Message | None:
+    return Message.model_validate(stored) if stored else None
+
+
 def _doc(row: DocumentRow) -> Document:
     return Document(
         id=row.id,
@@ -75,6 +80,8 @@ def _doc(row: DocumentRow) -> Document:
         content_hash=row.content_hash,
         chunk_count=row.chunk_count,
         progress=row.progress,
+        progress_detail=_message(row.progress_detail),
+        error_detail=_message(row.error_detail),
         metadata=DocumentMetadata(
             title=row.title,
             author=row.author,
@@ -133,13 +140,17 @@ class MetadataStore:
             with self.session() as s:
                 s.add(KnowledgeBaseRow(**data))
         except IntegrityError as exc:
-            raise KnowledgeBaseExists(f"a knowledge base named '{kb.name}' exists") from exc
+            raise KnowledgeBaseExists(
+                f"a knowledge base named '{kb.name}' exists", name=kb.name
+            ) from exc
         return self.get_kb(kb.id)
 
     def _kb_row(self, s: Session, kb_id: str) -> KnowledgeBaseRow:
         row = s.get(KnowledgeBaseRow, kb_id)
         if row is None:
-            raise KnowledgeBaseNotFound(f"knowledge base '{kb_id}' not found", kb_id=kb_id)
+            raise KnowledgeBaseNotFound(
+                f"knowledge base '{kb_id}' not found", kb_id=kb_id, kb=kb_id
+            )
         return row
 
     def get_kb(self, kb_id: str) -> KnowledgeBase:
@@ -150,7 +161,9 @@ class MetadataStore:
         with self.session() as s:
             row = s.scalars(select(KnowledgeBaseRow).where(KnowledgeBaseRow.name == name)).first()
             if row is None:
-                raise KnowledgeBaseNotFound(f"knowledge base '{name}' not found", name=name)
+                raise KnowledgeBaseNotFound(
+                    f"knowledge base '{name}' not found", name=name, kb=name
+                )
             return _kb(row)
 
     def list_kbs(self) -> list[KnowledgeBase]:
@@ -193,9 +206,8 @@ class MetadataStore:
                     setattr(row, key, value)
                 row.updated_at = utcnow()
         except IntegrityError as exc:
-            raise KnowledgeBaseExists(
-                f"a knowledge base named '{changes.get('name')}' exists"
-            ) from exc
+            name = str(changes.get("name"))
+            raise KnowledgeBaseExists(f"a knowledge base named '{name}' exists", name=name) from exc
         return self.get_kb(kb_id)
 
     def delete_kb(self, kb_id: str) -> None:
@@ -272,10 +284,17 @@ class MetadataStore:
         self,
         doc_id: str,
         status: DocumentStatus,
-        error: str | None = None,
+        error: str | Message | None = None,
         chunk_count: int | None = None,
     ) -> None:
-        values: dict[str, Any] = {"status": status.value, "error": error, "updated_at": utcnow()}
+        """A document's status; an error given as a `Message` keeps its code and parameters."""
+        detail = error if isinstance(error, Message) else None
+        values: dict[str, Any] = {
+            "status": status.value,
+            "error": error.text if isinstance(error, Message) else error,
+            "error_detail": detail.model_dump() if detail else None,
+            "updated_at": utcnow(),
+        }
         if chunk_count is not None:
             values["chunk_count"] = chunk_count
         with self.session() as s:
@@ -288,10 +307,14 @@ class MetadataStore:
             s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
             return _doc(self._doc_row(s, doc_id))
 
-    def set_progress(self, doc_id: str, progress: str | None) -> None:
+    def set_progress(self, doc_id: str, progress: Message | None) -> None:
         """What indexing is doing, or a note on its result; None clears it."""
+        values = {
+            "progress": progress.text if progress else None,
+            "progress_detail": progress.model_dump() if progress else None,
+        }
         with self.session() as s:
-            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(progress=progress))
+            s.execute(update(DocumentRow).where(DocumentRow.id == doc_id).values(**values))
 
     def delete_document(self, doc_id: str) -> None:
         with self.session() as s:

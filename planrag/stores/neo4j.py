@@ -1,7 +1,8 @@
 """The `neo4j` graph backend: a property graph over Bolt with the official `neo4j` driver (Neo4j 5,
 or any server speaking its Cypher — tests run ArcadeDB's Bolt plugin).
 
-    (:Entity {uid, kb, key, name, type})-[:is_CEO_of {kb, type, docs: [doc ids]}]->(:Entity)
+    (:Entity {uid, kb, key, name, type, aliases, alias_keys})
+        -[:is_CEO_of {kb, type, docs: [doc ids]}]->(:Entity)
     (:Entity)-[:HAS_SOURCE]->(:Source {uid, kb, chunk_id, doc_id})
 
 **A `kb` property, not a label per KB.** Cypher cannot take a label as a parameter, so a label
@@ -57,7 +58,11 @@ SCHEMA = [
 
 MERGE_ENTITIES = (
     "UNWIND $rows AS row MERGE (e:Entity {uid: $kb + ':' + row.key})"
-    " ON CREATE SET e.kb = $kb, e.key = row.key, e.name = row.name, e.type = row.type"
+    " ON CREATE SET e.kb = $kb, e.key = row.key, e.name = row.name, e.type = row.type,"
+    " e.aliases = [], e.alias_keys = []"
+    " WITH e, row, coalesce(e.aliases, []) AS names, coalesce(e.alias_keys, []) AS keys"
+    " SET e.aliases = names + [a IN row.aliases WHERE NOT a IN names],"
+    " e.alias_keys = keys + [k IN row.alias_keys WHERE NOT k IN keys]"
 )
 MERGE_SOURCES = (
     "UNWIND $rows AS row MERGE (s:Source {uid: $kb + ':' + row.chunk_id})"
@@ -94,6 +99,10 @@ MATCH_EXACT = (
     "UNWIND $keys AS q MATCH (e:Entity {uid: $kb + ':' + q})"
     " RETURN q, e.key AS key, e.name AS name, e.type AS type"
 )
+MATCH_ALIAS = (
+    "UNWIND $keys AS q MATCH (e:Entity {kb: $kb}) WHERE q IN e.alias_keys"
+    " RETURN q, e.key AS key, e.name AS name, e.type AS type"
+)
 MATCH_FUZZY = (
     "UNWIND $keys AS q MATCH (e:Entity {kb: $kb})"
     " WHERE size(e.key) >= 2 AND (e.key CONTAINS q OR q CONTAINS e.key)"
@@ -111,7 +120,7 @@ MENTIONS = (
 )
 ENTITIES = (
     "UNWIND $keys AS k MATCH (e:Entity {uid: $kb + ':' + k})"
-    " RETURN e.key AS key, e.name AS name, e.type AS type,"
+    " RETURN e.key AS key, e.name AS name, e.type AS type, e.aliases AS aliases,"
     " COUNT { (e)-[:HAS_SOURCE]->(:Source) } AS sources, COUNT { (e)--(:Entity) } AS degree"
 )
 TOP = (
@@ -226,7 +235,16 @@ class Neo4jGraphStore:
             for entity in chunk.entities:
                 entities.setdefault(entity.key, entity)
         statements: list[tuple[str, dict[str, Any]]] = []
-        rows = [e.model_dump() for e in entities.values()]
+        rows = [
+            {
+                "key": e.key,
+                "name": e.name,
+                "type": e.type,
+                "aliases": list(dict.fromkeys(e.aliases)),
+                "alias_keys": [k for k in dict.fromkeys(e.alias_keys) if k != e.key],
+            }
+            for e in entities.values()
+        ]
         for start in range(0, len(rows), BATCH):
             statements.append((MERGE_ENTITIES, {"kb": kb_id, "rows": rows[start : start + BATCH]}))
         sources = [
@@ -262,24 +280,27 @@ class Neo4jGraphStore:
     def doc_ids(self, kb_id: str) -> set[str]:
         return {r["doc"] for r in self._read(DOC_IDS, kb=kb_id)}
 
-    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+    def match(self, kb_id: str, keys: list[str], limit: int = 20, fuzzy: bool = True) -> Matches:
         wanted = list(dict.fromkeys(k for k in keys if k))
         query = self._shown(MATCH_EXACT, kb=kb_id, keys=wanted)
         if not wanted:
             return Matches(query=query)
         rows = self._read(MATCH_EXACT, kb=kb_id, keys=wanted)
+        named = [q for q in wanted if q not in {r["q"] for r in rows}]
+        if named:
+            rows += self._read(MATCH_ALIAS, kb=kb_id, keys=named)
         found = [
             EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=True)
             for r in rows
         ]
         exact = {m.query for m in found}
-        fuzzy = [q for q in wanted if q not in exact and len(q) >= 2]
-        if fuzzy:
-            total = limit * len(fuzzy)
+        fuzzy_keys = [q for q in wanted if q not in exact and len(q) >= 2] if fuzzy else []
+        if fuzzy_keys:
+            total = limit * len(fuzzy_keys)
             query = self._shown(
                 MATCH_EXACT + " ;; " + MATCH_FUZZY, kb=kb_id, keys=wanted, limit=total
             )
-            rows = self._read(MATCH_FUZZY, kb=kb_id, keys=fuzzy, limit=total)
+            rows = self._read(MATCH_FUZZY, kb=kb_id, keys=fuzzy_keys, limit=total)
             found += [
                 EntityMatch(
                     query=r["q"], entity=_entity(r["key"], r["name"], r["type"]), exact=False
@@ -334,6 +355,7 @@ class Neo4jGraphStore:
 
 def _info(row: dict[str, Any]) -> EntityInfo:
     entity = _entity(row["key"], row["name"], row["type"])
+    entity.aliases = list(row.get("aliases") or [])
     return EntityInfo(entity=entity, sources=row["sources"], degree=row["degree"])
 
 

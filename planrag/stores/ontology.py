@@ -60,6 +60,8 @@ PREFIXES = (
 )
 HAS_SOURCE = ox.NamedNode(RELATION + "hasSource")
 NORMALIZED = ox.NamedNode(SCHEMA + "normalized")
+ALIAS = ox.NamedNode(SCHEMA + "alias")
+ALIAS_KEY = ox.NamedNode(SCHEMA + "aliasKey")
 CHUNK_ID = ox.NamedNode(SCHEMA + "chunkId")
 DOCUMENT_ID = ox.NamedNode(SCHEMA + "documentId")
 LABEL = ox.NamedNode(RDFS + "label")
@@ -123,6 +125,14 @@ DOC_IDS = (
 MATCH_EXACT = PREFIXES + (
     "SELECT ?q ?key ?name ?t WHERE { GRAPH $graph { $values ?e sch:normalized ?q ."
     " BIND(?q AS ?key) ?e rdfs:label ?name ; rdf:type ?t } }"
+)
+# Another name of an entity (`sch:alias`, as written; `sch:aliasKey`, normalised) finds it too.
+MATCH_ALIAS = PREFIXES + (
+    "SELECT ?q ?key ?name ?t WHERE { GRAPH $graph { $values ?e sch:aliasKey ?q ;"
+    " sch:normalized ?key ; rdfs:label ?name ; rdf:type ?t } }"
+)
+ALIASES = PREFIXES + (
+    "SELECT ?k ?alias WHERE { GRAPH $graph { $values ?e sch:normalized ?k ; sch:alias ?alias } }"
 )
 ALL_KEYS = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { ?e sch:normalized ?key } }"
 # Every write stamps the graph with a new version, so a process holding the KB's key index (for
@@ -231,6 +241,7 @@ class OntologyGraphStore:
             quads = [
                 q for e in entities.values() if e.key not in existing for q in _entity_quads(e, g)
             ]
+            quads += [q for e in entities.values() for q in _alias_quads(e, g)]
             for chunk in chunks:
                 quads.extend(_chunk_quads(chunk, g))
             for start in range(0, len(quads), 5000):
@@ -253,9 +264,10 @@ class OntologyGraphStore:
     def doc_ids(self, kb_id: str) -> set[str]:
         return {r["doc"] for r in self._select(DOC_IDS, kb_id)}
 
-    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
-        """Exact keys by SPARQL; fuzzy (containment) over the KB's key list, held in memory (a
-        SPARQL CONTAINS scan costs ~50 µs per entity in oxigraph)."""
+    def match(self, kb_id: str, keys: list[str], limit: int = 20, fuzzy: bool = True) -> Matches:
+        """Exact keys (an entity's key or one of its aliases' keys) by SPARQL; fuzzy
+        (containment) over the KB's key list, held in memory (a SPARQL CONTAINS scan costs
+        ~50 µs per entity in oxigraph)."""
         wanted = _keys([k for k in keys if k])
         query = self._query(MATCH_EXACT, kb_id, 0, {"q": wanted})
         if not wanted:
@@ -265,9 +277,18 @@ class OntologyGraphStore:
             for r in self._select(MATCH_EXACT, kb_id, q=wanted)
         ]
         exact = {m.query for m in found}
-        fuzzy = [q.value for q in wanted if q.value not in exact and len(q.value) >= 2]
-        index = self._key_index(kb_id) if fuzzy else None
-        pairs = [(q, k) for q in fuzzy if index for k in index.fuzzy(q, limit)]
+        named = [q for q in wanted if q.value not in exact]
+        if named:
+            found += [
+                EntityMatch(query=r["q"], entity=_entity(r["key"], r["name"], r["t"]), exact=True)
+                for r in self._select(MATCH_ALIAS, kb_id, q=named)
+            ]
+            exact = {m.query for m in found}
+        if not fuzzy:
+            return Matches(matches=first_per_entity(found, limit), query=query)
+        fuzzy_keys = [q.value for q in wanted if q.value not in exact and len(q.value) >= 2]
+        index = self._key_index(kb_id) if fuzzy_keys else None
+        pairs = [(q, k) for q in fuzzy_keys if index for k in index.fuzzy(q, limit)]
         if pairs:
             hits = {k for _, k in pairs}
             rows = self._select(MATCH_EXACT, kb_id, q=_keys(sorted(hits)))
@@ -331,6 +352,9 @@ class OntologyGraphStore:
         found: dict[str, Entity] = {}
         for r in self._select(ENTITIES, kb_id, 0, **values):
             found.setdefault(r["k"], _entity(r["k"], r["name"], r["t"]))
+        for r in self._select(ALIASES, kb_id, 0, **values):
+            if r["k"] in found and r["alias"] not in found[r["k"]].aliases:
+                found[r["k"]].aliases.append(r["alias"])
         sources = {r["k"]: r["n"] for r in self._select(SOURCE_COUNTS, kb_id, 0, **values)}
         degrees = {r["k"]: r["n"] for r in self._select(DEGREES, kb_id, 0, **values)}
         return [
@@ -360,6 +384,14 @@ def _entity_quads(entity: Entity, g: ox.NamedNode) -> list[ox.Quad]:
         ox.Quad(e, LABEL, ox.Literal(entity.name), g),
         ox.Quad(e, NORMALIZED, ox.Literal(entity.key), g),
     ]
+
+
+def _alias_quads(entity: Entity, g: ox.NamedNode) -> list[ox.Quad]:
+    """An entity's other names (added to those earlier documents gave it)."""
+    e = _iri(ENTITY, entity.key)
+    quads = [ox.Quad(e, ALIAS, ox.Literal(a), g) for a in dict.fromkeys(entity.aliases)]
+    keys = dict.fromkeys(k for k in entity.alias_keys if k != entity.key)
+    return quads + [ox.Quad(e, ALIAS_KEY, ox.Literal(k), g) for k in keys]
 
 
 def _chunk_quads(chunk: ChunkGraph, g: ox.NamedNode) -> list[ox.Quad]:

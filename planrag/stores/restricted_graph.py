@@ -48,8 +48,8 @@ class RestrictedGraph:
                 found[m.key].add(m.chunk_id)
         self._chunks.update((k, frozenset(v)) for k, v in found.items())
 
-    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
-        found = self._store.match(kb_id, keys, limit)
+    def match(self, kb_id: str, keys: list[str], limit: int = 20, fuzzy: bool = True) -> Matches:
+        found = self._store.match(kb_id, keys, limit, fuzzy)
         self._load(kb_id, [m.entity.key for m in found.matches])
         visible = [m for m in found.matches if self._chunks[m.entity.key]]
         return found.model_copy(update={"matches": visible})

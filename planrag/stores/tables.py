@@ -87,6 +87,9 @@ class DocumentRow(Base):
     chunk_count: Mapped[int] = mapped_column(Integer, default=0, nullable=False)
     # What indexing is doing ("graph: extracting 12/40 chunks"), or a note on the result.
     progress: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The same as a code and parameters (core/messages.py), and the error's.
+    progress_detail: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error_detail: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     title: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     author: Mapped[str | None] = mapped_column(String(200), nullable=True)
     domain: Mapped[str | None] = mapped_column(String(200), nullable=True)

@@ -92,6 +92,30 @@ class GraphStoreConformance:
         assert (info.entity.name, info.entity.type) == ("SpaceX", "ORG")
         assert info.sources == 3  # c1, c3, c9
 
+    def test_aliases_accumulate_and_find_their_entity(self, store: GraphStore, filled: str) -> None:
+        """Aliases (as written) are kept and read back with the entity; another document adds
+        to them; an alias key matches the entity exactly (never a fuzzy look-alike)."""
+        musk = Entity(
+            key=key("Elon Musk"),
+            name="Elon Musk",
+            aliases=["일론 머스크"],
+            alias_keys=["일론_머스크"],
+        )
+        store.add(filled, [ChunkGraph(chunk_id="c7", doc_id="doc-c", entities=[musk])])
+        more = musk.model_copy(update={"aliases": ["E. Musk"], "alias_keys": ["e_musk"]})
+        store.add(filled, [ChunkGraph(chunk_id="c8", doc_id="doc-d", entities=[more])])
+        [info] = store.entities(filled, [key("Elon Musk")])
+        assert sorted(info.entity.aliases) == ["E. Musk", "일론 머스크"]
+        assert store.stats(filled).entities == 6  # no entity per alias
+        for alias in ("일론_머스크", "e_musk"):
+            [found] = store.match(filled, [alias], fuzzy=False).matches
+            assert (found.entity.key, found.entity.name, found.exact) == (
+                key("Elon Musk"),
+                "Elon Musk",
+                True,
+            )
+        assert store.match(filled, ["일론"], fuzzy=False).matches == []
+
     def test_exact_then_fuzzy_match(self, store: GraphStore, filled: str) -> None:
         result = store.match(filled, [key("Elon Musk"), "spacex_corporation", "zz-none"])
         found = {(m.query, m.entity.key, m.exact) for m in result.matches}

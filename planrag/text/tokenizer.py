@@ -6,6 +6,11 @@ Korean morphology; Kiwi separates particles ("메타버스는" → 메타버스 
 User dictionaries keep proper nouns and compounds whole: a global file in Kiwi's `user_dic.txt`
 format (word<TAB>tag[<TAB>score]) loaded into the shared Kiwi, and per-knowledge-base word lists
 applied as pre-tokenised spans, so knowledge bases never affect one another.
+
+BM25 indexes `index_tokens`: the same nouns plus their compounds both ways (as Lucene's Nori
+does in its "mixed" mode), so a compound matches however a text writes it: two nouns written
+together also count joined (코로나 + 바이러스 → 코로나바이러스), a noun Kiwi kept as several
+words also counts as each word (코로나바이러스 감염증 → 코로나바이러스, 감염증).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import Stemmer
 
@@ -178,9 +184,9 @@ def tokenizer_for(user_words: Sequence[str] = ()) -> LexicalTokenizer:
 
 
 def tokenize_texts(user_words: tuple[str, ...], texts: list[str]) -> list[list[str]]:
-    """Lexical tokens of `texts` for a KB's user words (a top-level function, so that the
+    """BM25 terms of `texts` for a KB's user words (a top-level function, so that the
     indexing helper process can run it: planrag.core.child_process)."""
-    return tokenizer_for(user_words).tokenize_many(texts)
+    return tokenizer_for(user_words).index_tokens_many(texts)
 
 
 @lru_cache(maxsize=256)
@@ -204,15 +210,26 @@ class LexicalTokenizer:
         return self.tokenize_many([text])[0]
 
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
-        items = list(texts)
+        """Content words: what a text is about (term overlap, keyword matching)."""
+        return self._tokens(list(texts), compounds=False)
+
+    def index_tokens(self, text: str) -> list[str]:
+        return self.index_tokens_many([text])[0]
+
+    def index_tokens_many(self, texts: Iterable[str]) -> list[list[str]]:
+        """BM25 terms: the content words plus their compounds joined and split."""
+        return self._tokens(list(texts), compounds=True)
+
+    def _tokens(self, items: list[str], compounds: bool) -> list[list[str]]:
         korean = [i for i, text in enumerate(items) if _NEEDS_KIWI.search(text)]
-        morphemes = dict(zip(korean, self._analyse([items[i] for i in korean]), strict=True))
+        analysed = self._analyse([items[i] for i in korean], compounds)
+        morphemes = dict(zip(korean, analysed, strict=True))
         return [
             _latin_tokens(text) + self._user_latin(text) + morphemes.get(i, [])
             for i, text in enumerate(items)
         ]
 
-    def _analyse(self, texts: list[str]) -> list[list[str]]:
+    def _analyse(self, texts: list[str], compounds: bool) -> list[list[str]]:
         if not texts:
             return []
         kiwi = get_kiwi()
@@ -220,7 +237,9 @@ class LexicalTokenizer:
             analysed = kiwi.tokenize(texts)
         else:
             analysed = [kiwi.tokenize(t, pretokenized=self._spans(t)) for t in texts]
-        return [self._keep(tokens) for tokens in analysed]
+        if not compounds:
+            return [self._keep(tokens) for tokens in analysed]
+        return [self._keep(tokens) + _compounds(tokens) for tokens in analysed]
 
     def _user_latin(self, text: str) -> list[str]:
         """Latin user words of several words ("New York") also count as one token."""
@@ -245,12 +264,31 @@ class LexicalTokenizer:
 
     @staticmethod
     def _keep(tokens: Iterable[object]) -> list[str]:
-        kept: list[str] = []
-        for token in tokens:
-            form, tag = token.form, token.tag  # type: ignore[attr-defined]
-            if tag in _NOUN_TAGS and tag != "SN" and not form.isascii():
-                kept.append(_SPACE.sub("_", form))  # tokens never contain whitespace
-        return kept
+        return [_SPACE.sub("_", t.form) for t in _nouns(tokens)]  # tokens never hold whitespace
+
+
+def _nouns(tokens: Iterable[object]) -> list[Any]:
+    return [
+        t
+        for t in tokens
+        if t.tag in _NOUN_TAGS and t.tag != "SN" and not t.form.isascii()  # type: ignore[attr-defined]
+    ]
+
+
+def _compounds(tokens: Iterable[object]) -> list[str]:
+    """Compound terms of one analysed text: adjacent nouns written together, joined; the words
+    of a noun Kiwi (or a user word) kept whole across spaces."""
+    nouns = _nouns(tokens)
+    out = [
+        a.form + b.form
+        for a, b in zip(nouns, nouns[1:], strict=False)
+        if a.start + a.len == b.start and " " not in a.form + b.form
+    ]
+    for noun in nouns:
+        words = noun.form.split()
+        if len(words) > 1:
+            out.extend(w for w in words if not w.isascii())
+    return out
 
 
 def _latin_tokens(text: str) -> list[str]:

@@ -245,6 +245,22 @@ def test_the_user_id_rule_is_visible_in_the_plan_event(plain: Served) -> None:
     assert event["spec002"]["filters"]["category_ids"] == ["7"]
 
 
+def test_spec_002_top_k_is_validated_and_widened_for_a_listing(plain: Served) -> None:
+    """A client's top_k is spec 002's (1..10): outside it a 422; inside it the plan's
+    candidate width, raised to cover a listing's limit (up to 20), which the spec-002 view
+    reports within the range beside `candidates`, what was fetched."""
+    for bad in (0, 11):
+        r = httpx.post(f"{plain.url}/ai/v2/ask", json={"question": "메타버스", "top_k": bad})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "validation_error"
+    event = data(plain.ask(question="메타버스", top_k=3), "search_plan")
+    assert event["plan"]["top_k"] == 3
+    assert (event["spec002"]["top_k"], event["spec002"]["candidates"]) == (3, 3)
+    event = data(plain.ask(question="메타버스 관련 글 15개 보여줘", top_k=4), "search_plan")
+    assert (event["plan"]["sort"], event["plan"]["limit"]) == ("relevance", 15)
+    assert event["plan"]["top_k"] == 15
+    assert (event["spec002"]["top_k"], event["spec002"]["candidates"]) == (10, 15)
+
+
 def test_v1_is_the_fixed_pipeline_beside_v2(plain: Served) -> None:
     """Spec 002's v1 route: the same plan for every question (no planner, no time filter)."""
     body = {"question": "9월 메타버스 기사 2개만", "now": NOW}
@@ -277,6 +293,7 @@ def test_a_failure_after_the_stream_started_is_an_error_event(plain: Served) -> 
     assert names(stream)[-1] == "error"
     error = data(stream, "error")
     assert error["code"] and error["message"] and error["trace_id"]
+    assert isinstance(error["params"], dict)  # what fills in the code's text (translation)
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{error['trace_id']}").json()
     assert trace["status"] == "error"
     # Searching every KB, the broken one is skipped and said so; the others still answer.

@@ -164,3 +164,23 @@ def test_2_stage_without_a_reranker_runs_its_first_stage_and_says_so(client: Tes
     plain = client.post(f"/api/knowledge-bases/{kb['id']}/retrieve", json={"query": "hello"})
     assert "x-planrag-notice" not in plain.headers
     assert plain.json()[0]["notices"] is None
+
+
+def test_errors_carry_a_code_and_parameters_for_translation(client: TestClient) -> None:
+    """What the console shows in the user's language: the error's code and its parameters
+    (the knowledge base, the file), and a failed document's reason as a code too."""
+    response = client.get(f"/api/knowledge-bases/{MISSING}")
+    assert response.json()["error"]["details"]["kb"] == MISSING
+    kb = create_kb(client, "messages")
+    response = upload(client, kb["id"], ("empty.txt", b""))
+    assert response.json()["error"]["details"]["filename"] == "empty.txt"
+    upload(client, kb["id"], ("broken.pdf", b"not a pdf at all"), ("ok.txt", b"hello world"))
+    docs = {d["filename"]: d for d in wait_for_documents(client, kb["id"])}
+    broken = docs["broken.pdf"]
+    assert broken["status"] == "error"
+    assert broken["error_detail"] == {
+        "code": "parse_error",
+        "params": {"reason": "not_pdf"},
+        "text": broken["error"],
+    }
+    assert docs["ok.txt"]["error_detail"] is None and docs["ok.txt"]["progress_detail"] is None

@@ -41,7 +41,7 @@ def test_graph_view_contract(client: TestClient) -> None:
     names = {n["id"]: n["name"] for n in body["nodes"]}
     assert names[body["center"]] == "일론 머스크"
     assert {"SpaceX", "테슬라"} <= set(names.values()) and "Boca Chica" not in names.values()
-    assert all(set(n) == {"id", "name", "type", "sources"} for n in body["nodes"])
+    assert all(set(n) == {"id", "name", "type", "aliases", "sources"} for n in body["nodes"])
     by_id = {n["id"]: n for n in body["nodes"]}
     assert by_id[body["center"]]["sources"] == 2
     edge = {(names[e["source"]], e["type"], names[e["target"]]) for e in body["edges"]}
@@ -66,7 +66,12 @@ def test_graph_view_contract(client: TestClient) -> None:
     )
     assert sources.status_code == 200, sources.text
     data = sources.json()
-    assert data["entity"] == {"id": body["center"], "name": "일론 머스크", "type": "PERSON"}
+    assert data["entity"] == {
+        "id": body["center"],
+        "name": "일론 머스크",
+        "type": "PERSON",
+        "aliases": [],
+    }
     assert {s["document_name"] for s in data["sources"]} == {"musk.txt", "other.txt"}
     assert all(
         "일론 머스크" in s["text"] and s["chunk_id"] and s["document_id"] for s in data["sources"]
@@ -95,3 +100,29 @@ def test_graph_view_edges(client: TestClient) -> None:
         ).status_code
         == 400
     )
+
+
+def test_an_entity_lists_the_other_names_the_documents_give_it(client: TestClient) -> None:
+    """One entity per thing across the KB, its alias list in the API: "Hanbit Robotics" in one
+    document's brackets and alone in another is the one entity 한빛로보틱스."""
+    kb = client.post("/api/knowledge-bases", json={"name": "a", "graph_backend": "ontology"})
+    kb_id = kb.json()["id"]
+    docs = {
+        "ko.txt": "한빛로보틱스(Hanbit Robotics)는 물류 로봇을 만드는 회사이다.",
+        "en.txt": "Park Ji-eun is the CEO of Hanbit Robotics.",
+    }
+    for name, text in docs.items():  # one after the other: the second finds the first
+        files = [("files", (name, text.encode()))]
+        client.post(f"/api/knowledge-bases/{kb_id}/documents", files=files)
+        wait_for_documents(client, kb_id)
+    body = client.get(
+        f"/api/knowledge-bases/{kb_id}/graph", params={"entity": "Hanbit Robotics", "hops": 1}
+    ).json()
+    center = next(n for n in body["nodes"] if n["id"] == body["center"])
+    assert (center["name"], center["type"]) == ("한빛로보틱스", "ORGANIZATION")
+    assert center["aliases"] == ["Hanbit Robotics"] and center["sources"] == 2
+    sources = client.get(
+        f"/api/knowledge-bases/{kb_id}/graph/entities/{quote(center['id'], safe='')}/sources"
+    ).json()
+    assert sources["entity"]["aliases"] == ["Hanbit Robotics"]
+    assert {s["document_name"] for s in sources["sources"]} == set(docs)

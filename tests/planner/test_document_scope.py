@@ -3,11 +3,17 @@ about the documents; the search text keeps every other word."""
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from planrag.core.settings import PlannerSettings
 from planrag.planner.heuristic import HeuristicPlanner
+from planrag.planner.policy import apply_policy
+from planrag.planner.scope import PlanScope
 from tests.planner.test_heuristic import scope
+
+SEOUL = ZoneInfo("Asia/Seoul")
 
 PLANNER = HeuristicPlanner(PlannerSettings())
 
@@ -102,3 +108,45 @@ def test_decades_and_future_years() -> None:
     assert plan.query == "투자은행 관련"
     future = PLANNER.plan("2028년부터 시행되는 제도 관련 기사", scope())  # never an invalid range
     assert future.filters.time is not None and future.filters.time.to is None
+
+
+def test_this_week_s_x_is_the_week_as_in_korean_but_today_s_x_is_nowadays() -> None:
+    korean = PLANNER.plan("이번 주 보안 사고", scope()).filters.time
+    english = PLANNER.plan("this week's security incidents", scope())
+    assert korean is not None and english.filters.time is not None, english.rationale
+    assert (english.filters.time.from_, english.filters.time.to) == (korean.from_, korean.to)
+    assert english.query == "security incidents"
+    report = PLANNER.plan("last month's sales report", scope())
+    assert report.filters.time is not None and report.query == "sales report"
+    nowadays = PLANNER.plan("today's libraries face budget cuts", scope())
+    assert nowadays.filters.time is None and nowadays.query is None
+
+
+def test_a_long_question_plans_with_the_search_text_s_own_limit() -> None:
+    # allowed when PLANRAG_ASK__MAX_QUESTION_CHARS is raised (CISI's queries reach 2,023)
+    question = "지난주 반도체 기사 보여줘 " + "반도체 시장 동향과 전망에 대한 분석 " * 150
+    plan = PLANNER.plan(question, scope())
+    assert plan.filters.time is not None and plan.query is not None
+    assert len(plan.query) == 2000 and plan.query.startswith("반도체")
+
+
+def _dated(first: str | None, last: str | None) -> PlanScope:
+    at = scope(names=("news",))
+    kb = at.knowledge_bases[0]
+    facets = kb.facets.model_copy(update={"date_from": first, "date_to": last})
+    return at.model_copy(update={"knowledge_bases": [kb.model_copy(update={"facets": facets})]})
+
+
+def test_a_date_of_the_world_is_a_soft_signal_where_documents_are_dated_then() -> None:
+    question = "2017년 7월 28일 북한이 발사한 ICBM은?"
+    dated = _dated("2017-07-21", "2017-08-11")
+    plan = apply_policy(PLANNER.plan(question, dated), dated, SEOUL)
+    assert plan.filters.time is None and plan.query is None  # nothing filtered or rewritten
+    assert plan.world_time is not None
+    assert (plan.world_time.from_, plan.world_time.to) == ("2017-07-28", "2017-07-28")
+    assert "may add passages (none removed)" in plan.rationale
+    for elsewhere in (_dated(None, None), _dated("2020-01-01", "2024-12-31")):  # no such dates
+        assert apply_policy(PLANNER.plan(question, elsewhere), elsewhere, SEOUL).world_time is None
+    # a date that scopes documents is a filter, not a soft signal
+    news = apply_policy(PLANNER.plan("2017년 7월 28일 북한 기사", dated), dated, SEOUL)
+    assert news.filters.time is not None and news.world_time is None

@@ -107,9 +107,11 @@ def test_latin_facet_values_must_be_whole_words() -> None:
     assert PLANNER.plan("what did Reuters report?", scope()).filters.authors == ["Reuters"]
 
 
-def test_quoted_phrases_use_keyword_search() -> None:
-    assert PLANNER.plan('"사드 배치" 관련 기사', scope()).strategy == "keyword"
-    assert PLANNER.plan("사드 배치 관련 기사", scope()).strategy == "hybrid"
+def test_quoted_phrases_keep_the_default_strategy() -> None:
+    # keyword-only search lost to hybrid on 10 of 14 quoted benchmark questions (issue 23)
+    assert PLANNER.plan('"사드 배치" 관련 기사', scope()).strategy == "hybrid"
+    plan = PLANNER.plan('Which "Roseanne" star is in Scream 2?', scope())
+    assert plan.strategy == "hybrid" and plan.query is None
 
 
 def test_knowledge_bases_requested_named_or_all() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from planrag.core.settings import PlannerSettings
 from planrag.planner.heuristic import HeuristicPlanner
+from planrag.planner.holidays import lunar_to_solar
 from planrag.planner.time_range import resolve
 from tests.planner.test_heuristic import scope
 
@@ -46,3 +47,28 @@ def test_a_holiday_in_a_question_about_the_world_is_no_filter() -> None:
     plan = HeuristicPlanner(PlannerSettings()).plan("추석에 먹는 전통 음식은?", scope())
     assert plan.filters.time is None and plan.query is None
     assert resolve("설명해줘", NOW) is None and resolve("전설의 동물", NOW) is None
+
+
+@pytest.mark.parametrize(
+    "lunar, year, solar",
+    [
+        ((8, 15), 2024, "2024-09-17"),  # 추석 2024
+        ((1, 1), 2025, "2025-01-29"),  # 설날 2025
+        ((8, 15), 2017, "2017-10-04"),
+        ((1, 1), 2026, "2026-02-17"),
+        ((8, 15), 2035, "2035-09-16"),  # past the table the planner used to carry (2015–2030)
+        ((1, 1), 2010, "2010-02-14"),
+    ],
+)
+def test_lunar_dates_come_from_the_kari_tables(
+    lunar: tuple[int, int], year: int, solar: str
+) -> None:
+    assert str(lunar_to_solar(year, *lunar)) == solar
+
+
+def test_any_year_of_the_calendar_and_none_past_it() -> None:
+    found = resolve("2035년 추석 연휴 기사", NOW)
+    assert found is not None and found.iso() == ("2035-09-15", "2035-09-17")
+    assert lunar_to_solar(2051, 1, 1) is None  # past the KARI tables: no date is made up
+    found = resolve("2051년 설날 기사", NOW)
+    assert found is None or "설" not in found.expression  # the year alone, not a made-up 설날

@@ -239,6 +239,7 @@ def test_an_llm_filter_on_an_event_date_is_corrected_by_the_policy(planner, scri
     assert envelope.plan.filters.time is None
     assert envelope.plan.query == f"1989년 6월 30일 {query}"  # the date is searched for
     assert any("dates the world" in e for e in envelope.errors)
+    assert envelope.plan.world_time is None  # no document of this KB is dated 1989
     # the same date on documents stays a filter
     script.replies.append(Reply(plan_json(filters={"time": time}, query="평양축전")))
     kept = planner.plan("1989년 6월 30일 평양축전 기사", scope()).plan
@@ -250,3 +251,15 @@ def test_the_prompt_carries_the_document_time_rule(planner, script) -> None:  # 
     planner.plan("한국에서 가장 오래된 아파트는?", scope())
     system = script.requests[0]["messages"][0]["content"]
     assert "Document time vs. world time" in system and "한 건물" in system
+
+
+def test_an_llm_event_date_becomes_the_soft_signal_on_dated_documents(planner, script) -> None:  # type: ignore[no-untyped-def]
+    time = {"from": "2017-07-28", "to": "2017-07-28", "expression": "2017년 7월 28일"}
+    script.replies.append(Reply(plan_json(filters={"time": time}, query="북한이 발사한 ICBM은?")))
+    at = scope(("news",))
+    kb = at.knowledge_bases[0]
+    facets = kb.facets.model_copy(update={"date_from": "2017-07-01", "date_to": "2017-08-31"})
+    at = at.model_copy(update={"knowledge_bases": [kb.model_copy(update={"facets": facets})]})
+    plan = planner.plan("2017년 7월 28일 북한이 발사한 ICBM은?", at).plan
+    assert plan.filters.time is None  # corrected by the policy
+    assert plan.world_time is not None and plan.world_time.from_ == "2017-07-28"

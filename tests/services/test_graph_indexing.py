@@ -3,11 +3,13 @@ with its indexing and removed with it; a KB's graph goes with the KB; extraction
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
 from planrag.core.errors import InvalidInput
+from planrag.core.messages import Message
 from planrag.core.settings import Settings
 from planrag.core.types import DocumentStatus
 from planrag.llm.embedders import EmbedderRegistry
@@ -106,6 +108,8 @@ def test_failed_extraction_fails_or_skips_the_graph(
             else:
                 assert done.status == DocumentStatus.completed
                 assert done.progress and done.progress.startswith("indexed without graph")
+                detail = done.progress_detail
+                assert detail and detail.code == "graph_skipped" and detail.params["reason"]
             assert rt.graphs.get("ontology").stats(kb.id).entities == 0
         finally:
             rt.close()
@@ -116,14 +120,87 @@ def test_progress_is_shown_while_extracting(runtime: Runtime) -> None:
     doc = runtime.ingestion.upload(
         kb.id, [UploadItem(filename="m.txt", data=MUSK.encode())], background=False
     )[0]
-    seen: list[str | None] = []
+    seen: list[Message | None] = []
     original = runtime.metadata.set_progress
 
-    def spy(doc_id: str, progress: str | None) -> None:
+    def spy(doc_id: str, progress: Message | None) -> None:
         seen.append(progress)
         original(doc_id, progress)
 
     runtime.metadata.set_progress = spy  # type: ignore[method-assign]
     runtime.ingestion.index(doc.id)
-    assert any(p and p.startswith("graph: extracting 1/1 chunks") for p in seen)
+    extracting = [p for p in seen if p and p.text.startswith("graph: extracting 1/1 chunks")]
+    assert extracting and extracting[0].code == "graph_extracting"
+    assert {"done": 1, "total": 1}.items() <= extracting[0].params.items()
+    assert any(p and p.code == "graph_writing" and "mentions" in p.params for p in seen)
     assert seen[-1] is None
+
+
+DUAL = "박지은은 한빛로보틱스의 대표이사이다. 박지은은 누리봇 프로젝트를 이끈다."
+DUAL_REPLY = {
+    "chunks": [
+        {
+            "index": 0,
+            "entities": [{"name": "누리봇", "type": "PRODUCT"}],
+            "relations": [{"source": "박지은", "relation": "LEADS", "target": "누리봇"}],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize("llm_works", [True, False], ids=["llm", "broken-llm"])
+def test_with_an_llm_rules_and_llm_both_extract(
+    llm_works: bool, settings: Settings, embedders: EmbedderRegistry
+) -> None:
+    """auto with an LLM configured: dual extraction; a broken LLM answer leaves the rules'
+    graph and the document indexes (never a failure)."""
+    good = Reply(json.dumps(DUAL_REPLY, ensure_ascii=False))
+    script = Script(replies=[good] if llm_works else [Reply("{broken"), Reply("[]")])
+    with serve_llm(script) as url:
+        settings.llm.base_url, settings.llm.model = url, "test-model"
+        settings.graph.extractor, settings.graph.on_error = "auto", "fail"
+        rt = Runtime.open(settings, embedders)
+        try:
+            kb = rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend="ontology"))
+            upload(rt, kb.id, "dual.txt", DUAL)
+            store = rt.graphs.get("ontology")
+            edges = {
+                (e.source.key, e.type, e.target.key) for e in store.expand(kb.id, ["박지은"]).edges
+            }
+            assert ("박지은", "CEO_OF", "한빛로보틱스") in edges  # the rules' relation either way
+            assert (("박지은", "LEADS", "누리봇") in edges) is llm_works
+            assert len(script.requests) == (1 if llm_works else 2)
+            product = store.entities(kb.id, ["누리봇"])[0].entity
+            assert (product.type == "PRODUCT") is llm_works
+        finally:
+            rt.close()
+
+
+KO_FIRST = "한빛로보틱스(Hanbit Robotics)는 물류 로봇을 만드는 회사이다."
+EN_LATER = "Park Ji-eun is the CEO of Hanbit Robotics. Hanbit Robotics builds robots in Daejeon."
+
+
+@pytest.mark.parametrize("korean_first", [True, False], ids=["ko-then-en", "en-then-ko"])
+def test_one_entity_per_thing_across_documents(
+    graph_runtime: tuple[Runtime, str], korean_first: bool
+) -> None:
+    """A name one document gives in brackets is the same entity in another document, in either
+    order: one entity, mentioned by both documents, carrying the other name as an alias, and
+    found by either name."""
+    rt, backend = graph_runtime
+    kb = rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend=backend))
+    order = [("ko.txt", KO_FIRST), ("en.txt", EN_LATER)]
+    docs = [upload(rt, kb.id, name, text) for name, text in order[:: 1 if korean_first else -1]]
+    store = rt.graphs.get(backend)
+    owner, other = ("한빛로보틱스", "hanbit_robotics")
+    if not korean_first:
+        owner, other = other, owner
+    assert store.entities(kb.id, [other]) == []  # no second entity
+    [info] = store.entities(kb.id, [owner])
+    assert {"한빛로보틱스", "Hanbit Robotics"} - {info.entity.name} <= set(info.entity.aliases)
+    assert info.entity.type == "ORGANIZATION"
+    assert {m.doc_id for m in store.mentions(kb.id, [owner]).mentions} == set(docs)
+    edges = {(e.source.key, e.type, e.target.key) for e in store.expand(kb.id, [owner]).edges}
+    assert ("park_ji_eun", "CEO_OF", owner) in edges  # the English document's relation
+    [found] = store.match(kb.id, [other]).matches  # the other name finds it
+    assert found.entity.key == owner and found.exact

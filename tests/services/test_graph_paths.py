@@ -81,3 +81,42 @@ def test_ask_names_the_answer_and_cites_its_passage(world: Any, case: dict) -> N
     cited = [context[c["n"]] for c in by_name["end"]["citations"]]
     assert any(case["answer"] in p["content"] for p in cited), cited
     assert by_name["end"]["answer_source"] == "extractive"
+
+
+def spec004(client: TestClient, kb: dict, question: str, mode: str, **body: Any) -> dict:
+    request = {"query": question, "resources": [f"rag://{kb['name']}"], mode: True, **body}
+    response = client.post("/api/v1/retrieve", json=request)
+    assert response.status_code == 200, response.text
+    result: dict = response.json()["result"]
+    return result
+
+
+@pytest.mark.parametrize("case", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_spec004_local_search_starts_from_the_question_entities(world: Any, case: dict) -> None:
+    """local_search walks from the question's entities and their neighbourhood: the passage
+    holding the final answer is among the two first chunks, and the entities are listed."""
+    client, kb = world
+    result = spec004(client, kb, case["question"], "local_search", max_results=5)
+    assert result["metadata"]["entities"], result["metadata"]
+    assert all(e in case["question"] for e in result["metadata"]["entities"])
+    top = [(c["file_path"], c["content"]) for c in result["chunks"][:2]]
+    assert any(name == case["document"] and case["answer"] in text for name, text in top), top
+
+
+def test_spec004_entities_are_typed_and_described_by_their_sentences(world: Any) -> None:
+    """background_search's entities: the type and the first defining sentence of each entity
+    (investment.md: "푸른벤처스는 2012년에 설립된 벤처캐피털로, …"), not a fill-in."""
+    client, kb = world
+    result = spec004(client, kb, "푸른벤처스의 대표는 누구인가?", "background_search")
+    entities = {e["entity"]: e for e in result["entities"]}
+    vc = entities["푸른벤처스"]
+    assert vc["type"] == "organization"
+    assert vc["description"] == (
+        "푸른벤처스는 2012년에 설립된 벤처캐피털로, 주로 로봇과 물류 기술 기업에 투자한다."
+    )
+    ceo = entities["한지훈"]
+    assert ceo["type"] == "person" and "한지훈" in ceo["description"]
+    assert not any("in company" in e["description"] for e in result["entities"])
+    company = entities.get("한빛로보틱스")
+    if company is not None:
+        assert company["description"].endswith("만드는 회사이다.")

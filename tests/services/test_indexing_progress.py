@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planrag.core.messages import Message
 from planrag.services.ingestion import EMBED_BATCH, UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 
@@ -11,7 +12,7 @@ def test_progress_counts_embedded_chunks(runtime, monkeypatch) -> None:  # type:
         KnowledgeBaseCreate(name="progress", chunking={"chunk_size": 60, "chunk_overlap": 0})
     )
     text = "".join(f"{i}번 문장은 연차 휴가 규정의 한 부분이다. " for i in range(EMBED_BATCH * 3))
-    seen: list[tuple[str, str | None]] = []
+    seen: list[tuple[str, Message | None]] = []
     real = runtime.metadata.set_progress
     monkeypatch.setattr(
         runtime.metadata,
@@ -23,8 +24,12 @@ def test_progress_counts_embedded_chunks(runtime, monkeypatch) -> None:  # type:
     done = runtime.ingestion.index(doc.id)
     total = done.chunk_count
     assert total > EMBED_BATCH
-    steps = [p for d, p in seen if d == doc.id and p and p.startswith("chunks embedded")]
+    shown = [p for d, p in seen if d == doc.id and p and p.code == "chunks_embedded"]
+    steps = [p.text for p in shown]
     assert steps[0] == f"chunks embedded 0/{total}"
     assert f"chunks embedded {EMBED_BATCH}/{total}" in steps
     assert steps[-1] == f"chunks embedded {total}/{total}"
+    # The code and its parameters, for the console to say it in the user's language.
+    assert [p.params for p in shown][-1] == {"done": total, "total": total}
+    assert shown[0].params == {"done": 0, "total": total}
     assert runtime.metadata.get_document(doc.id).progress is None  # cleared when completed

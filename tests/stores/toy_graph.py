@@ -61,7 +61,9 @@ class ToyGraphStore:
         for chunk in chunks:
             g.docs[chunk.chunk_id] = chunk.doc_id
             for entity in chunk.entities:
-                g.entities.setdefault(entity.key, entity)
+                kept = g.entities.setdefault(entity.key, entity.model_copy(deep=True))
+                kept.aliases += [a for a in entity.aliases if a not in kept.aliases]
+                kept.alias_keys += [k for k in entity.alias_keys if k not in kept.alias_keys]
                 g.sources.setdefault(entity.key, set()).add(chunk.chunk_id)
             for rel in chunk.relations:
                 g.relations.setdefault((rel.source, rel.type, rel.target), set()).add(
@@ -85,14 +87,22 @@ class ToyGraphStore:
     def doc_ids(self, kb_id: str) -> set[str]:
         return set(self._g(kb_id).docs.values())
 
-    def match(self, kb_id: str, keys: list[str], limit: int = 20) -> Matches:
+    def match(self, kb_id: str, keys: list[str], limit: int = 20, fuzzy: bool = True) -> Matches:
         g = self._g(kb_id)
         found = [
             EntityMatch(query=k, entity=g.entities[k], exact=True) for k in keys if k in g.entities
         ]
+        found += [
+            EntityMatch(query=k, entity=e, exact=True)
+            for k in keys
+            if k not in g.entities
+            for e in g.entities.values()
+            if k in e.alias_keys
+        ]
+        exact = {m.query for m in found}
         index = KeyIndex(g.entities)
         for k in keys:
-            if k not in g.entities and len(k) >= 2:
+            if fuzzy and k not in exact and len(k) >= 2:
                 found += [
                     EntityMatch(query=k, entity=g.entities[f], exact=False)
                     for f in index.fuzzy(k, limit)

@@ -9,7 +9,6 @@ only through `AccessDep`, where authentication (X-API-Key / OAuth2 bearer) will 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -34,7 +33,7 @@ from planrag.services.access import KnowledgeBaseAccess
 from planrag.services.ask import AskRequest, AskService
 from planrag.services.dialects.background_cache import BackgroundCache
 from planrag.services.dialects.document_search import DocumentHit
-from planrag.services.graph_view import GraphExplorer
+from planrag.services.dialects.graph_background import Graph, graph_of
 
 TAG = "spec-004"
 URI_SCHEME = "rag://"
@@ -147,6 +146,11 @@ class LocalMetadata(BaseModel):
     top_k: int
     chunk_top_k: int
     retrieved_chunks: int
+    entities: list[str] = Field(
+        default_factory=list,
+        description="extension: the question's entities found in the resources' graphs (the "
+        "search started from them and their neighbourhood)",
+    )
 
 
 class LocalResult(BaseModel):
@@ -229,14 +233,6 @@ class RetrieveEnvelope(BaseModel):
     execution_time: float
 
 
-@dataclass(frozen=True)
-class Graph:
-    """Where background_search finds entities and relationships, and how far it walks."""
-
-    explorer: GraphExplorer
-    hops: int
-
-
 def _background(
     body: RetrieveBody,
     kbs: list[KnowledgeBase],
@@ -252,7 +248,7 @@ def _background(
         raise outcome.error.to_exception()  # its own status: 404, 503… (not always 500)
     graphs = [kb for kb in kbs if kb.graph_backend != "none"]
     note = None if graphs else "the resources have no knowledge graph: no entities or relationships"
-    entities, relationships = _graph_of(body.query, graphs, graph, access)
+    entities, relationships = graph_of(body.query, graphs, graph, access)
     return BackgroundResult(
         background=outcome.answer,
         entities=entities,
@@ -267,39 +263,6 @@ def _background(
             note=note,
         ),
     )
-
-
-def _graph_of(
-    question: str, kbs: list[KnowledgeBase], graph: Graph, access: KnowledgeBaseAccess
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Spec 004's entities and relationships: what the question reaches in the KBs' graphs."""
-    entities: dict[str, dict[str, Any]] = {}
-    relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for kb in kbs:
-        found, edges = graph.explorer.about(kb, question, graph.hops, documents=access.owned(kb))
-        for entity in found:
-            entities.setdefault(
-                entity.key,
-                {
-                    "id": len(entities) + 1,
-                    "entity": entity.name,
-                    "type": entity.type.lower(),
-                    "description": f"{entity.name} ({entity.type.lower()}) in {kb.name}",
-                },
-            )
-        for edge in edges:
-            key = (edge.source.key, edge.type, edge.target.key)
-            relationships.setdefault(
-                key,
-                {
-                    "id": len(relationships) + 1,
-                    "entity1": edge.source.name,
-                    "entity2": edge.target.name,
-                    "type": edge.type,
-                    "description": f"{edge.source.name} {edge.type} {edge.target.name}",
-                },
-            )
-    return list(entities.values()), list(relationships.values())
 
 
 MAX_CANDIDATES = 200
@@ -375,7 +338,9 @@ def retrieve(
     # Candidates from every resource, then one chunk per passage: the same text indexed in
     # several knowledge bases comes back once, from where it scored best.
     wide = min(MAX_CANDIDATES, body.max_results * len(kbs))
-    hits = _distinct(search.search(access, kbs, body.query, wide))[: body.max_results]
+    found = search.search(access, kbs, body.query, wide, graph_hops=settings.graph.hops)
+    hits = _distinct(found)[: body.max_results]
+    graphs = [h.hit.graph_metadata for h in found if h.hit.graph_metadata is not None]
     chunks = [
         LocalChunk(
             id=h.chunk_id,
@@ -398,6 +363,7 @@ def retrieve(
             top_k=body.max_results,
             chunk_top_k=body.max_results,
             retrieved_chunks=len(chunks),
+            entities=list(dict.fromkeys(m.entity for g in graphs for m in g.matched_entities)),
         ),
         total_results=len(chunks),
     )

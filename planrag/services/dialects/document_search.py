@@ -128,14 +128,20 @@ class DocumentSearch:
         filters: DocumentFilters | None = None,
         strategy: StrategyName = "hybrid",
         score_threshold: float | None = None,
+        graph_hops: int | None = None,
     ) -> list[DocumentHit]:
         """The best `top_k` passages of the knowledge bases, merged best first; of a per-user
-        knowledge base, only the caller's documents (`access.owned`)."""
+        knowledge base, only the caller's documents (`access.owned`). With `graph_hops`, the
+        knowledge bases that have a graph are searched from the question's entities and their
+        neighbourhood too (graph search, as /retrieve's `enable_graph_search`)."""
         filters = filters or DocumentFilters()
         hits: list[tuple[KnowledgeBase, Hit]] = []
         for kb in kbs:
             allowed = _narrowed(self._allowed_docs(kb, filters), access.owned(kb))
-            found = self._search_kb(kb, query, top_k, filters, allowed, strategy, score_threshold)
+            hops = graph_hops if kb.graph_backend != "none" else None
+            found = self._search_kb(
+                kb, query, top_k, filters, allowed, strategy, score_threshold, hops
+            )
             hits.extend((kb, h) for h in found)
         hits.sort(key=lambda pair: pair[1].score, reverse=True)
         return self.describe(hits[:top_k])
@@ -149,6 +155,7 @@ class DocumentSearch:
         allowed: set[str] | None,
         strategy: StrategyName,
         score_threshold: float | None,
+        graph_hops: int | None = None,
     ) -> list[Hit]:
         if allowed is not None and not allowed:
             return []
@@ -160,6 +167,8 @@ class DocumentSearch:
             strategy=strategy,
             score_threshold=score_threshold,
             filters=filters.to_retrieve(sorted(allowed) if allowed and narrow else None),
+            enable_graph_search=graph_hops is not None,
+            graph_hops=graph_hops or 2,
         )
         found = self._retrieval.retrieve(kb.id, request)
         return found if allowed is None else [h for h in found if h.doc_id in allowed][:top_k]

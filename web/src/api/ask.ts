@@ -5,7 +5,7 @@ import { fetchEventSource } from "@microsoft/fetch-event-source";
 
 import { authHeaders } from "../auth/credentials";
 import { ApiError, errorFromResponse } from "./client";
-import type { Passage, PassageRef, PlanEnvelope } from "./types";
+import type { Passage, PassageRef, PlanEnvelope, StepRecord } from "./types";
 
 export interface AskEnd {
   trace_id: string | null;
@@ -18,6 +18,8 @@ export interface AskEnd {
 export interface AskState {
   status: "idle" | "streaming" | "done" | "error";
   envelope: PlanEnvelope | null;
+  /** The steps of a multi-step plan as they ran (`step` events), in order. */
+  steps: StepRecord[];
   hits: PassageRef[];
   stages: Record<string, unknown> | null;
   relaxed: boolean;
@@ -25,12 +27,18 @@ export interface AskState {
   passages: Passage[];
   answer: string;
   end: AskEnd | null;
-  error: { code: string; message: string; trace_id?: string | null } | null;
+  error: {
+    code: string;
+    message: string;
+    params?: Record<string, string | number>;
+    trace_id?: string | null;
+  } | null;
 }
 
 export const initialAskState: AskState = {
   status: "idle",
   envelope: null,
+  steps: [],
   hits: [],
   stages: null,
   relaxed: false,
@@ -58,6 +66,8 @@ export function applyAskEvent(state: AskState, message: AskEvent): AskState {
   switch (message.event) {
     case "search_plan":
       return { ...state, status: "streaming", envelope: data as unknown as PlanEnvelope };
+    case "step":
+      return { ...state, steps: [...state.steps, data as unknown as StepRecord] };
     case "search_result":
       return {
         ...state,
@@ -80,6 +90,7 @@ export function applyAskEvent(state: AskState, message: AskEvent): AskState {
         error: {
           code: String(data.code ?? "error"),
           message: String(data.message ?? ""),
+          params: (data.params as Record<string, string | number> | undefined) ?? {},
           trace_id: (data.trace_id as string | null | undefined) ?? null,
         },
       };

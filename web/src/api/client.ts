@@ -8,10 +8,19 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error's details that fill in its text (strings and numbers), for translation. */
+    readonly params: Record<string, string | number> = {},
   ) {
     super(message);
     this.name = "ApiError";
   }
+}
+
+function paramsOf(details: unknown): Record<string, string | number> {
+  if (!details || typeof details !== "object" || Array.isArray(details)) return {};
+  return Object.fromEntries(
+    Object.entries(details).filter(([, v]) => typeof v === "string" || typeof v === "number"),
+  ) as Record<string, string | number>;
 }
 
 const unauthorizedListeners = new Set<(error: ApiError) => void>();
@@ -25,9 +34,11 @@ export function onUnauthorized(listener: (error: ApiError) => void): () => void 
 export async function errorFromResponse(response: Response): Promise<ApiError> {
   let code = `http_${response.status}`;
   let message = response.statusText || `HTTP ${response.status}`;
+  let params: Record<string, string | number> = {};
   try {
     const body = await response.json();
     if (body?.error?.code) code = String(body.error.code);
+    params = paramsOf(body?.error?.details);
     if (body?.error?.message) message = String(body.error.message);
     else if (typeof body?.detail === "string") message = body.detail;
     else if (Array.isArray(body?.detail) && body.detail[0]?.msg) message = body.detail[0].msg;
@@ -35,7 +46,7 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   } catch {
     // not JSON: keep the status text
   }
-  const error = new ApiError(response.status, code, message);
+  const error = new ApiError(response.status, code, message, params);
   if (response.status === 401) unauthorizedListeners.forEach((listener) => listener(error));
   return error;
 }

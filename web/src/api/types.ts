@@ -1,5 +1,7 @@
 // Shapes of the public HTTP API the console reads (planrag/core/types.py, services/*, stores/traces).
 
+import type { ServerMessage } from "../i18n/serverMessages";
+
 export type DocumentStatus = "pending" | "processing" | "completed" | "error";
 export type Strategy = "ann" | "keyword" | "bm25" | "hybrid" | "2-stage";
 
@@ -75,6 +77,9 @@ export interface DocumentRow {
   duplicate?: boolean;
   /** What indexing is doing ("graph: extracting 12/40 chunks"), or a note on it. */
   progress?: string | null;
+  /** `progress` and `error` as a code and parameters, rendered in the user's language. */
+  progress_detail?: ServerMessage | null;
+  error_detail?: ServerMessage | null;
 }
 
 export interface Chunk {
@@ -182,6 +187,31 @@ export interface SearchPlan {
   sort: "relevance" | "newest" | "oldest";
   limit: number | null;
   rationale: string;
+  /** A multi-step plan (version 2): each step a search whose query may name {{sN.answer}}. */
+  steps?: PlanStep[];
+  answer_from?: string | null;
+}
+
+export interface PlanStep {
+  id: string;
+  query: string;
+  strategy: Strategy | null;
+  top_k: number | null;
+}
+
+/** One step as run: the `step` event of an ask, and the trace's record of it. */
+export interface StepRecord {
+  id: string;
+  /** The query searched, earlier answers filled in. */
+  query: string;
+  /** The query as planned, with its {{sN.answer}}. */
+  planned: string;
+  plan: { strategy: Strategy; top_k: number };
+  hits: PassageRef[];
+  answer: { text: string; sentence: string; passage: number; source: string } | null;
+  status: string;
+  reason: string | null;
+  adaptive: boolean;
 }
 
 export interface PlanEnvelope {
@@ -191,7 +221,12 @@ export interface PlanEnvelope {
   raw?: unknown;
   errors: unknown[];
   timings_ms: Record<string, number>;
-  relaxed: { dropped: Partial<SearchPlan["filters"]>; reason: string } | null;
+  relaxed: {
+    dropped: Partial<SearchPlan["filters"]>;
+    /** Each filter dropped and how many documents were left after it. */
+    steps?: { filter: string; value: string; documents: number }[];
+    reason: string;
+  } | null;
   now?: string;
   /** A follow-up in a conversation: the question as asked and the standalone one planned. */
   followup?: FollowUp | null;
@@ -240,6 +275,7 @@ export interface Trace extends TraceSummary {
     answer?: string;
     answer_source?: string;
     citations?: PassageRef[];
+    steps?: StepRecord[];
     error?: unknown;
     [key: string]: unknown;
   };

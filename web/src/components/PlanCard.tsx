@@ -1,8 +1,11 @@
 // The search plan, never hidden: strategy, time range and the words it came from, sort, limit,
-// knowledge bases, who made the plan (llm / heuristic / fallback and why) and any relaxation.
+// knowledge bases, who made the plan (llm / heuristic / fallback and why), any relaxation and
+// the steps of a multi-step plan.
 
-import type { PlanEnvelope } from "../api/types";
+import type { PlanEnvelope, StepRecord } from "../api/types";
 import { useT } from "../i18n/i18n";
+import type { MessageKey } from "../i18n/messages";
+import { PlanSteps } from "./PlanSteps";
 
 export function describeTime(envelope: PlanEnvelope): string | null {
   const time = envelope.plan.filters.time;
@@ -22,7 +25,32 @@ export function describeStrategy({ plan }: PlanEnvelope): string {
     .join(" + ");
 }
 
-export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
+const RELAXED_FILTERS: Record<string, MessageKey> = {
+  time: "plan.filter.time",
+  title_contains: "plan.filter.title_contains",
+  tags: "plan.filter.tags",
+  domains: "plan.filter.domains",
+  authors: "plan.filter.authors",
+};
+
+/** What the relaxation dropped, in the user's language from its steps (the server's sentence
+ *  when it gave none). */
+export function describeRelaxation(
+  relaxed: NonNullable<PlanEnvelope["relaxed"]>,
+  t: (key: MessageKey, vars?: Record<string, string | number>) => string,
+): string {
+  if (!relaxed.steps?.length) return relaxed.reason;
+  const steps = relaxed.steps.map((step) =>
+    t("plan.relaxedStep", {
+      filter: RELAXED_FILTERS[step.filter] ? t(RELAXED_FILTERS[step.filter]) : step.filter,
+      value: step.value,
+      count: step.documents,
+    }),
+  );
+  return `${t("plan.relaxedLead")} ${steps.join("; ")}`;
+}
+
+export function PlanCard({ envelope, steps }: { envelope: PlanEnvelope; steps?: StepRecord[] }) {
   const t = useT();
   const { plan } = envelope;
   const time = describeTime(envelope);
@@ -91,7 +119,7 @@ export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
           <>
             <dt>{t("plan.relaxed")}</dt>
             <dd className="warn" data-testid="plan-relaxed">
-              {envelope.relaxed.reason}
+              {describeRelaxation(envelope.relaxed, t)}
               {relaxedTime && (relaxedTime.from || relaxedTime.to) && (
                 <> ({relaxedTime.from ?? "…"} ~ {relaxedTime.to ?? "…"}
                   {relaxedTime.expression ? ` «${relaxedTime.expression}»` : ""})</>
@@ -106,6 +134,7 @@ export function PlanCard({ envelope }: { envelope: PlanEnvelope }) {
           </>
         )}
       </dl>
+      <PlanSteps envelope={envelope} steps={steps} />
       <details>
         <summary>{t("plan.json")}</summary>
         <pre className="json">{JSON.stringify(envelope, null, 2)}</pre>

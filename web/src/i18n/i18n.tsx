@@ -2,7 +2,9 @@
 
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 
+import { formatDate } from "../components/format";
 import { en, ko, type MessageKey } from "./messages";
+import { renderServerMessage, type Rendered, type ServerMessage } from "./serverMessages";
 
 export type Lang = "ko" | "en";
 type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
@@ -45,3 +47,15 @@ export function I18nProvider({ children }: { children: ReactNode }) {
 
 export const useI18n = () => useContext(I18nContext);
 export const useT = () => useContext(I18nContext).t;
+
+/** Renders what the server said (a code and parameters) in the user's language. */
+export function useServerText(): (message: ServerMessage) => Rendered {
+  const { lang } = useContext(I18nContext);
+  return useCallback((message: ServerMessage) => renderServerMessage(lang, message), [lang]);
+}
+
+/** Formats a server timestamp in the user's language and time zone (Asia/Seoul by default). */
+export function useFormatDate(): (iso: string | null | undefined) => string {
+  const { lang } = useContext(I18nContext);
+  return useCallback((iso: string | null | undefined) => formatDate(iso, lang), [lang]);
+}

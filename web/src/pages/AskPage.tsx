@@ -11,7 +11,7 @@ import { AnswerText } from "../components/AnswerText";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { formatScore } from "../components/format";
 import { PlanCard } from "../components/PlanCard";
-import { useT } from "../i18n/i18n";
+import { useServerText, useT } from "../i18n/i18n";
 
 type Action =
   | { type: "reset" }
@@ -130,11 +130,7 @@ export function AskPage() {
         </div>
       </form>
       <ErrorMessage error={failure} />
-      {state.error && (
-        <div className="error" role="alert">
-          {state.error.code}: {state.error.message}
-        </div>
-      )}
+      {state.error && <StreamError error={state.error} />}
       <div className="ask-body">
         <div className="ask-main">
           {past.map((turn, i) => (
@@ -198,8 +194,23 @@ export function AskPage() {
             </section>
           )}
         </div>
-        <aside className="ask-side">{state.envelope && <PlanCard envelope={state.envelope} />}</aside>
+        <aside className="ask-side">
+          {state.envelope && <PlanCard envelope={state.envelope} steps={state.steps} />}
+        </aside>
       </div>
+    </div>
+  );
+}
+
+/** An `error` event of the stream, in the user's language (the server's words for an unknown
+ *  code). */
+function StreamError({ error }: { error: NonNullable<AskState["error"]> }) {
+  const serverText = useServerText();
+  const shown = serverText({ code: error.code, params: error.params, text: error.message });
+  return (
+    <div className="error" role="alert" data-code={error.code} data-testid="stream-error">
+      {shown.text} ({error.code})
+      {shown.detail && <div className="small muted">{shown.detail}</div>}
     </div>
   );
 }

@@ -7,8 +7,8 @@ import { Link } from "react-router";
 import { listKnowledgeBases } from "../api/endpoints";
 import type { KnowledgeBase } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { formatBytes, formatDate } from "../components/format";
-import { useT } from "../i18n/i18n";
+import { formatBytes } from "../components/format";
+import { useFormatDate, useT } from "../i18n/i18n";
 import { CreateKbModal } from "./CreateKbModal";
 
 export function Dashboard() {
@@ -37,6 +37,7 @@ export function Dashboard() {
 
 function KbCard({ kb }: { kb: KnowledgeBase }) {
   const t = useT();
+  const formatDate = useFormatDate();
   const graph = kb.graph ?? null;
   const hasGraph = kb.graph_backend !== "none";
   return (

@@ -6,12 +6,13 @@ import { Link, useParams } from "react-router";
 import { getTrace } from "../api/endpoints";
 import { AnswerText } from "../components/AnswerText";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { formatDate, formatScore } from "../components/format";
+import { formatScore } from "../components/format";
 import { PlanCard } from "../components/PlanCard";
-import { useT } from "../i18n/i18n";
+import { useFormatDate, useT } from "../i18n/i18n";
 
 export function TraceDetail() {
   const t = useT();
+  const formatDate = useFormatDate();
   const { traceId = "" } = useParams();
   const trace = useQuery({ queryKey: ["trace", traceId], queryFn: () => getTrace(traceId) });
   if (trace.error) return <ErrorMessage error={trace.error} />;
@@ -65,7 +66,9 @@ export function TraceDetail() {
             <pre className="json error">{JSON.stringify(data.error, null, 2)}</pre>
           )}
         </div>
-        <aside className="ask-side">{data.envelope && <PlanCard envelope={data.envelope} />}</aside>
+        <aside className="ask-side">
+          {data.envelope && <PlanCard envelope={data.envelope} steps={data.steps} />}
+        </aside>
       </div>
     </div>
   );

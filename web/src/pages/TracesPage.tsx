@@ -5,11 +5,11 @@ import { Link } from "react-router";
 
 import { listTraces } from "../api/endpoints";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { formatDate } from "../components/format";
-import { useT } from "../i18n/i18n";
+import { useFormatDate, useT } from "../i18n/i18n";
 
 export function TracesPage() {
   const t = useT();
+  const formatDate = useFormatDate();
   const traces = useQuery({ queryKey: ["traces"], queryFn: () => listTraces(100) });
   return (
     <div>

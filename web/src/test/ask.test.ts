@@ -53,10 +53,20 @@ describe("applyAskEvent", () => {
   it("turns an error event into an error state with its code and trace", () => {
     const state = fold([
       ev("search_plan", envelope),
-      ev("error", { code: "store_unavailable", message: "Milvus is down", trace_id: "t-2" }),
+      ev("error", {
+        code: "store_unavailable",
+        message: "Milvus is down",
+        params: { store: "milvus" },
+        trace_id: "t-2",
+      }),
     ]);
     expect(state.status).toBe("error");
-    expect(state.error).toEqual({ code: "store_unavailable", message: "Milvus is down", trace_id: "t-2" });
+    expect(state.error).toEqual({
+      code: "store_unavailable",
+      message: "Milvus is down",
+      params: { store: "milvus" },
+      trace_id: "t-2",
+    });
   });
 
   it("ignores heartbeats, unknown events and malformed data", () => {

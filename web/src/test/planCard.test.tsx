@@ -86,6 +86,21 @@ describe("PlanCard", () => {
     expect(screen.getByTestId("plan-limit").textContent).toBe("제한 없음");
   });
 
+  it("says what the relaxation dropped in the user's language, from its steps", () => {
+    show(
+      envelope({
+        relaxed: {
+          dropped: { time: { from: "2025-09-01", to: "2025-09-30", expression: "9월" } },
+          steps: [{ filter: "time", value: "'9월' (2025-09-01..2025-09-30)", documents: 4 }],
+          reason: "no document matches these filters; dropped time … → 4 documents",
+        },
+      }),
+    );
+    const relaxed = screen.getByTestId("plan-relaxed").textContent ?? "";
+    expect(relaxed).toContain("조건에 맞는 문서가 없어 필터를 뺐습니다: 기간 '9월' (2025-09-01..2025-09-30) 제외 → 문서 4개");
+    expect(relaxed).not.toContain("no document matches");
+  });
+
   it("shows the standalone question a follow-up became, and what it carried", () => {
     show(
       envelope({

@@ -9,8 +9,8 @@ import { deleteDocument, listDocuments } from "../../api/endpoints";
 import type { DocumentRow } from "../../api/types";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
-import { formatBytes, formatDate } from "../../components/format";
-import { useT } from "../../i18n/i18n";
+import { formatBytes } from "../../components/format";
+import { useFormatDate, useServerText, useT } from "../../i18n/i18n";
 import { ChunkViewer } from "./ChunkViewer";
 import type { KbContext } from "./KbLayout";
 import { UploadZone } from "./UploadZone";
@@ -20,6 +20,7 @@ const busy = (docs: DocumentRow[] | undefined) =>
 
 export function DocumentsTab() {
   const t = useT();
+  const formatDate = useFormatDate();
   const { kb } = useOutletContext<KbContext>();
   const queryClient = useQueryClient();
   const [viewing, setViewing] = useState<DocumentRow | null>(null);
@@ -104,16 +105,28 @@ export function DocumentsTab() {
 
 function StatusBadge({ doc }: { doc: DocumentRow }) {
   const t = useT();
+  const serverText = useServerText();
+  // The server's code and parameters in the user's language; its own text for older rows.
+  const error = doc.error ? serverText(doc.error_detail ?? { code: "", text: doc.error }) : null;
+  const progress = doc.progress
+    ? serverText(doc.progress_detail ?? { code: "", text: doc.progress })
+    : null;
   return (
     <span>
       <span className={`badge ${doc.status}`} data-testid="doc-status">
         {t(`status.${doc.status}`)}
       </span>
-      {doc.status === "error" && doc.error && (
-        <div className="error-text small" data-testid="doc-error">{doc.error}</div>
+      {doc.status === "error" && error && (
+        <div className="error-text small" data-testid="doc-error" title={doc.error ?? undefined}>
+          {error.text}
+          {error.detail && <div className="muted">{error.detail}</div>}
+        </div>
       )}
-      {doc.progress && (
-        <div className="muted small" data-testid="doc-progress">{doc.progress}</div>
+      {progress && (
+        <div className="muted small" data-testid="doc-progress" title={doc.progress ?? undefined}>
+          {progress.text}
+          {progress.detail && <div>{progress.detail}</div>}
+        </div>
       )}
     </span>
   );

@@ -10,15 +10,9 @@ import { getEntitySources, getGraph } from "../../api/endpoints";
 import type { GraphNode, GraphView } from "../../api/types";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { useT } from "../../i18n/i18n";
+import { ko, type MessageKey } from "../../i18n/messages";
+import { colourOf, placeEdgeLabels, shownLabelBoxes } from "./graphLabels";
 import type { KbContext } from "./KbLayout";
-
-const TYPE_COLOURS = ["#2f5bea", "#e8590c", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#5c940d"];
-
-function colourOf(type: string): string {
-  let h = 0;
-  for (const ch of type) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  return TYPE_COLOURS[h % TYPE_COLOURS.length];
-}
 
 export function toElements(view: GraphView): cytoscape.ElementDefinition[] {
   const ids = new Set(view.nodes.map((n) => n.id));
@@ -35,7 +29,9 @@ export function toElements(view: GraphView): cytoscape.ElementDefinition[] {
     })),
     ...view.edges
       .filter((e) => ids.has(e.source) && ids.has(e.target))
-      .map((e, i) => ({ data: { id: `e${i}`, source: e.source, target: e.target, label: e.type } })),
+      .map((e, i) => ({
+        data: { id: `e${i}`, source: e.source, target: e.target, label: e.type, dx: 0, dy: 0 },
+      })),
   ];
 }
 
@@ -89,6 +85,7 @@ export default function GraphTab() {
         <GraphCanvas view={graph.data}
           onSelect={(id) => setSelected(graph.data.nodes.find((n) => n.id === id) ?? null)} />
       )}
+      {graph.data && <Legend view={graph.data} />}
       {graph.data && (
         <ul className="entity-list" data-testid="entity-list">
           {[...graph.data.nodes].sort((a, b) => b.sources - a.sources).map((n) => (
@@ -119,21 +116,79 @@ export default function GraphTab() {
   );
 }
 
+/** One swatch per entity type in the view, in the colour its nodes are drawn with. */
+function Legend({ view }: { view: GraphView }) {
+  const t = useT();
+  const typeName = (type: string) => {
+    const key = `entityType.${type.toUpperCase()}`;
+    return key in ko ? t(key as MessageKey) : type;
+  };
+  const counts = new Map<string, number>();
+  for (const n of view.nodes) counts.set(n.type, (counts.get(n.type) ?? 0) + 1);
+  if (counts.size === 0) return null;
+  return (
+    <ul className="graph-legend" data-testid="graph-legend">
+      {[...counts].map(([type, count]) => (
+        <li key={type} data-testid="legend-item" data-type={type}>
+          <span className="swatch" data-testid="legend-swatch" style={{ background: colourOf(type) }} />
+          {typeName(type)} ({count})
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const LAYOUT = {
+  name: "cose",
+  animate: false,
+  randomize: false,
+  fit: true,
+  padding: 40,
+  // Room for the labels: longer edges and stronger repulsion than cose's defaults (32, 2048).
+  idealEdgeLength: () => 190,
+  nodeRepulsion: () => 90000,
+  nodeOverlap: 40,
+  gravity: 0.4,
+  numIter: 2500,
+  componentSpacing: 120,
+} as const;
+
+/** An entity's neighbourhood in rings around it (one per hop: no neighbour sits on the centre's
+ *  labels); the most connected entities, with no centre, by force-directed layout. */
+function layoutFor(cy: Core, view: GraphView): cytoscape.LayoutOptions {
+  if (view.nodes.length < 2) return { name: "grid", fit: true, padding: 40 };
+  const center = view.center ? cy.getElementById(view.center) : null;
+  if (!center || center.empty()) return LAYOUT;
+  const hops = new Map<string, number>();
+  cy.elements().bfs({
+    roots: center,
+    directed: false,
+    visit: (node, _edge, _previous, _index, depth) => {
+      hops.set(node.id(), depth);
+    },
+  });
+  const deepest = Math.max(0, ...hops.values());
+  return {
+    name: "concentric",
+    fit: true,
+    padding: 40,
+    animate: false,
+    minNodeSpacing: 70,
+    concentric: (node) => deepest + 1 - (hops.get(node.id()) ?? deepest + 1),
+    levelWidth: () => 1,
+  } as cytoscape.ConcentricLayoutOptions;
+}
+
 function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void }) {
   const container = useRef<HTMLDivElement>(null);
   const onSelect = useRef(props.onSelect);
   onSelect.current = props.onSelect;
   useEffect(() => {
-    if (!container.current) return;
+    const element = container.current;
+    if (!element) return;
     const cy: Core = cytoscape({
-      container: container.current,
+      container: element,
       elements: toElements(props.view),
-      layout: {
-        name: props.view.nodes.length > 1 ? "cose" : "grid",
-        animate: false,
-        fit: true,
-        padding: 40,
-      },
       maxZoom: 1.6,
       minZoom: 0.2,
       style: [
@@ -144,7 +199,7 @@ function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void })
             "background-color": "data(colour)",
             width: "data(size)",
             height: "data(size)",
-            "font-size": 11,
+            "font-size": 12,
             "text-valign": "bottom",
             "text-margin-y": 3,
           },
@@ -154,8 +209,13 @@ function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void })
           selector: "edge",
           style: {
             label: "data(label)",
-            "font-size": 9,
-            color: "#666",
+            "font-size": 10,
+            color: "#343a40",
+            "text-margin-x": (edge: cytoscape.EdgeSingular) => Number(edge.data("dx")),
+            "text-margin-y": (edge: cytoscape.EdgeSingular) => Number(edge.data("dy")),
+            "text-background-color": "#fcfcfd",
+            "text-background-opacity": 0.9,
+            "text-background-padding": "1px",
             width: 1.5,
             "line-color": "#adb5bd",
             "target-arrow-color": "#adb5bd",
@@ -163,9 +223,36 @@ function GraphCanvas(props: { view: GraphView; onSelect: (id: string) => void })
             "curve-style": "bezier",
           },
         },
+        { selector: "edge.label-hidden", style: { "text-opacity": 0, "text-background-opacity": 0 } },
+        {
+          selector: "edge.hover",
+          style: { "text-opacity": 1, "text-background-opacity": 1, "z-index": 10, "line-color": "#495057" },
+        },
       ],
     });
-    cy.on("tap", "node", (event) => onSelect.current(event.target.id()));
+    const report = () => {
+      element.dataset.labelBoxes = JSON.stringify(shownLabelBoxes(cy));
+      element.dataset.hiddenLabels = String(cy.edges(".label-hidden").length);
+      element.dataset.nodeColours = JSON.stringify(
+        cy.nodes().map((n) => ({
+          name: n.data("label"),
+          type: n.data("type"),
+          colour: n.style("background-color"),
+        })),
+      );
+    };
+    const place = (priority?: Set<string>) => {
+      placeEdgeLabels(cy, priority);
+      report();
+    };
+    cy.layout(layoutFor(cy, props.view)).run();
+    place();
+    cy.on("tap", "node", (event) => {
+      onSelect.current(event.target.id());
+      place(new Set(event.target.connectedEdges().map((e: cytoscape.EdgeSingular) => e.id())));
+    });
+    cy.on("mouseover", "edge", (event) => event.target.addClass("hover"));
+    cy.on("mouseout", "edge", (event) => event.target.removeClass("hover"));
     return () => cy.destroy();
   }, [props.view]);
   return <div ref={container} className="graph-canvas" data-testid="graph-canvas"
