@@ -13,6 +13,11 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
 - `allganize`: allganize RAG-ko 200 (../shared/data/allganize_rag_ko): its file has no reference
   answers, so only false "not found", whether the lead cites the gold passage, and lengths.
 
+HotpotQA and allganize are too big to ingest per bench on a shared machine: they are read from a
+copy of the lead's e5 ingestion (`/work/benchdata/e5/data`: KBs `set-hotpotqa_200` and
+`set-allganize_rag_ko`, a document per corpus entry named `<corpus id>.txt`), given as
+`--data-dir`; the bench stops rather than ingest them itself.
+
 Per set: the share whose lead (the answer up to its first citation) holds the gold answer, the
 share holding it anywhere, false "not found" (the answer says nothing was found, or
 `exist_in_post_status.exists` is false, while the gold document is the first hit), verdict
@@ -45,6 +50,11 @@ NOT_FOUND = ("찾지 못했습니다", "found no documents")
 UPLOAD_BATCH = 40
 
 
+# The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
+KB_NAMES = {"ko": "answers-ko", "hotpot": "set-hotpotqa_200", "allganize": "set-allganize_rag_ko"}
+SHARED_KBS = {"hotpot", "allganize"}
+
+
 def ko_set() -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
     docs = {p.name: (p.name, p.read_text()) for p in sorted(KO_DIR.glob("*.md"))}
     docs.pop("README.md", None)
@@ -55,11 +65,12 @@ def ko_set() -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
     return docs, questions
 
 
-def beir_set(path: Path, prefix: str) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+def beir_set(path: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+    """A BEIR-style set, its documents named as the shared ingestion names them."""
     data = json.loads(path.read_text())
     docs = {
-        f"{prefix}{i:05d}.md": (doc_id, f"{d.get('title') or ''}\n\n{d['text']}")
-        for i, (doc_id, d) in enumerate(data["corpus"].items())
+        f"{doc_id}.txt": (doc_id, f"{d.get('title') or ''}\n\n{d['text']}")
+        for doc_id, d in data["corpus"].items()
     }
     by_id = {doc_id: name for name, (doc_id, _) in docs.items()}
     answers = data.get("answers", {})
@@ -79,21 +90,28 @@ def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[
     if name == "ko":
         return ko_set()
     if name == "hotpot":
-        return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json", "hp")
+        return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json")
     if name == "allganize":
-        return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json", "ag")
+        return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json")
     raise SystemExit(f"unknown set {name!r}: ko, hotpot or allganize")
 
 
-def ensure_kb(url: str, name: str, docs: dict[str, tuple[str, str]]) -> tuple[str, dict[str, str]]:
-    """The KB `name` holding `docs` (created and filled once); {document id: file name}."""
+def ensure_kb(
+    url: str, name: str, docs: dict[str, tuple[str, str]], ingest: bool = True
+) -> tuple[str, dict[str, str]]:
+    """The KB `name` holding `docs` (created and filled once, unless `ingest` is false: then
+    it must hold them already); {document id: file name}."""
     kbs = httpx.get(f"{url}/api/knowledge-bases", timeout=60).json()
     kb = next((k for k in kbs if k["name"] == name), None)
+    if kb is None and not ingest:
+        raise SystemExit(f"no KB {name!r}: --data-dir must be a copy of /work/benchdata/e5/data")
     if kb is None:
         kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": name}, timeout=60).json()
     listed = _documents(url, kb["id"])
     have = {d["filename"] for d in listed}
     missing = [f for f in docs if f not in have]
+    if missing and not ingest:
+        raise SystemExit(f"KB {name!r} lacks {len(missing)} documents (e.g. {missing[0]})")
     for start in range(0, len(missing), UPLOAD_BATCH):
         files = [
             ("files", (f, docs[f][1].encode(), "text/markdown"))
@@ -139,6 +157,8 @@ def ask(url: str, kb: str, question: str) -> dict[str, Any]:
                 data = json.loads(line[5:])
                 if name == "answer":
                     answer.append(data["delta"])
+                elif name == "step":
+                    events.setdefault("steps", []).append(data)
                 else:
                     events[name] = data
     events["answer"] = "".join(answer)
@@ -185,6 +205,8 @@ def score(
         "length": len(answer),
         "exists": exists,
         "passages": list(passages.values()),  # to re-read offline (tuning the reader)
+        "plan_query": events.get("search_plan", {}).get("plan", {}).get("query"),
+        "steps": len(events.get("steps", [])),
     }
 
 
@@ -219,7 +241,9 @@ def main() -> None:
     with planrag_server(args.data_dir, RESULTS_DIR / "answers-server.log") as server:
         for name in args.sets.split(","):
             docs, questions = load_set(name, args.shared)
-            kb_id, files = ensure_kb(server.base_url, f"answers-{name}", docs)
+            kb_id, files = ensure_kb(
+                server.base_url, KB_NAMES[name], docs, ingest=name not in SHARED_KBS
+            )
             chosen = questions[: args.limit] if args.limit else questions
             rows = []
             for i, question in enumerate(chosen, 1):

@@ -24,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.fusion_offline import FOLDER, Legs, per_query, quality_of  # noqa: E402
+from bench.fusion_offline import FOLDER, Legs, matched_weights, per_query, quality_of  # noqa: E402
 from planrag.core.types import LegQuality  # noqa: E402
 from planrag.executors.calibration import weights_for  # noqa: E402
 from planrag.stores.bm25 import K1, B  # noqa: E402
@@ -149,12 +149,17 @@ def product_weight(legs: Legs) -> tuple[float, float, float]:
     return weighting.dense, base, top
 
 
-def replay(legs: Legs) -> dict[str, float]:
+def replay(legs: Legs, method: str = "spread") -> dict[str, float]:
+    """Each leg and hybrid at the calibrated weight (`atop`: main before issue 25 session 7;
+    `atoptb`: sloped below the baseline; `spread`: and the weight matched per query to the
+    legs' spreads, the product after)."""
     w, base, top = product_weight(legs)
+    weights = matched_weights(legs, w, base, top) if method == "spread" else w
+    fusion = "atoptb" if method == "spread" else method
     return {
-        "bm25": float(per_query(legs, "atoptb", 0.0, base).mean()),
-        "ann": float(per_query(legs, "atoptb", 1.0, base).mean()),
-        "hybrid": float(per_query(legs, "atoptb", w, base, top).mean()),
+        "bm25": float(per_query(legs, fusion, 0.0, base).mean()),
+        "ann": float(per_query(legs, fusion, 1.0, base).mean()),
+        "hybrid": float(per_query(legs, fusion, weights, base, top).mean()),
         "weight": w,
     }
 
@@ -166,6 +171,7 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", default=["exported", "nouns", "product"])
     parser.add_argument("--k1", type=float, default=K1)
     parser.add_argument("--b", type=float, default=B)
+    parser.add_argument("--method", default="spread", choices=["atop", "atoptb", "spread"])
     parser.add_argument(
         "--recalibrate", action="store_true", help="weights from the code under test's calibration"
     )
@@ -181,7 +187,7 @@ def main() -> None:
                 run = dataclasses.replace(legs, lex=lex)
                 if args.recalibrate:
                     run = recalibrated(run)
-            row = replay(run)
+            row = replay(run, args.method)
             results.setdefault(name, {})[v] = row
             print(
                 f"{name:20} {v:22} bm25 {row['bm25']:.3f} ann {row['ann']:.3f} "

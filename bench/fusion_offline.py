@@ -105,6 +105,16 @@ def fused(
     if method == "atoptb":  # the product's since issue 25: faintly sloped below the baseline
         scaled = (cos - base) / (top - base)
         return w * (np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)) + (1 - w) * lex
+    if method == "atopmax":  # BM25 on the query's own scale: its best candidate → 1
+        scaled = (cos - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        return w * dense + (1 - w) * lex / max(float(lex.max()), 1e-9)
+    if method == "atopmax2":  # both legs on the query's own scale (best candidate → 1)
+        scaled = (cos - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        return w * dense / max(float(dense.max()), 1e-9) + (1 - w) * lex / max(
+            float(lex.max()), 1e-9
+        )
     if method == "minmax":
         return w * minmax(cos) + (1 - w) * minmax(lex)
     if method == "z":
@@ -134,6 +144,24 @@ def per_query(
             continue
         scores = fused(method, legs.cos[i][cand], legs.lex[i][cand], w[i], base, top)
         out[i] = legs.ndcg(i, cand, scores)
+    return out
+
+
+def matched_weights(legs: Legs, w: float, base: float, top: float) -> np.ndarray:
+    """The product's per-query weight (`hybrid.spread_matched`): the calibrated weight per unit
+    of each leg's score spread over the query's candidates."""
+    from planrag.core.types import FusionInfo
+    from planrag.executors.hybrid import spread_matched
+
+    info = FusionInfo(mode="sequential", dense_weight=w, lexical_weight=1 - w, reason="")
+    out = np.full(len(legs.queries), w)
+    for i in range(len(legs.queries)):
+        cand = legs.pools(i)
+        scaled = (legs.cos[i][cand] - base) / (top - base)
+        dense = np.clip(scaled, 0.0, None) + 0.01 * np.clip(scaled, None, 0.0)
+        if len(cand) >= 2:
+            matched = spread_matched(info, float(dense.std()), float(legs.lex[i][cand].std()))
+            out[i] = matched.dense_weight
     return out
 
 

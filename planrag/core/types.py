@@ -311,6 +311,11 @@ class FusionInfo(BaseModel):
         "evidence, towards 1 = the measured difference taken at its word",
     )
     query_script: str | None = Field(default=None, description="hangul or latin")
+    calibrated_dense_weight: float | None = Field(
+        default=None,
+        description="the knowledge base's calibrated dense weight, when this query's weight "
+        "was matched to its legs' score spreads (dense_weight is what was used)",
+    )
 
 
 class HitMetadata(BaseModel):

@@ -5,8 +5,9 @@
   on the KB's own scale: its baseline (the cosine unrelated passages get, measured at
   calibration: e5 rates everything 0.7–0.9, so a raw cosine would barely move the sum) → 0 and
   the cosine a typical match gets → 1; a passage in another script than the query's is compared
-  with that script's baseline. With equal legs this is spec 001's "BM25 candidates, then vector
-  ordering".
+  with that script's baseline. The KB's calibrated weights are matched per query to how widely
+  each leg's scores spread over the candidates (`spread_matched`). With equal legs this is spec
+  001's "BM25 candidates, then vector ordering".
 - `parallel`: both legs independently, ordered by weighted Reciprocal Rank Fusion (k
   configurable). The shown score is the RRF score scaled by (k + 1) — 1.0 for a chunk first in
   both legs, in [0, 1] — so hits are in score order (the weighted sum would not be).
@@ -18,8 +19,10 @@ The weights and why they were chosen are reported (`FusionInfo`).
 
 from __future__ import annotations
 
+import statistics
+
 from planrag.core.types import FusionInfo
-from planrag.executors.calibration import script_of
+from planrag.executors.calibration import FLOOR, script_of
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.registry import BaseExecutor, register
 from planrag.stores.lexical import LexicalHit
@@ -30,6 +33,8 @@ MIN_POOL = 40
 # Below the dense baseline a cosine orders candidates without outweighing a word match (the
 # calibrated scale is narrow: 0.05 of cosine under the baseline would cost a full BM25 match).
 BELOW_BASE_SLOPE = 0.01
+# Legs whose scores spread less than this over the candidates are not re-weighted per query.
+MIN_SPREAD = 1e-6
 
 
 @register
@@ -56,6 +61,7 @@ class HybridExecutor(BaseExecutor):
         if params.hybrid_mode == "parallel":
             scores = _rrf(legs, fusion, params.rrf_k)
         else:
+            fusion = ctx.fusion = spread_matched(fusion, *legs.spreads(fusion))
             scores = {c: legs.fused(c, fusion) for c in legs.docs}
         order = sorted(scores, key=lambda c: scores[c], reverse=True)
         return [legs.candidate(c, scores[c]) for c in order[: params.top_k]]
@@ -97,14 +103,25 @@ class _Legs:
         """The order key, unbounded: BM25 unclipped above a full match; below the baseline
         the cosine still counts, faintly (BELOW_BASE_SLOPE), so candidates under it keep their
         dense order instead of tying at 0. `candidate` shows it clamped to [0, 1]."""
-        score = fusion.lexical_weight * self.unclipped.get(chunk_id, 0.0)
+        lexical = self.unclipped.get(chunk_id, 0.0)
+        return fusion.lexical_weight * lexical + fusion.dense_weight * self.scaled(chunk_id, fusion)
+
+    def scaled(self, chunk_id: str, fusion: FusionInfo) -> float:
+        """The dense leg's score on the KB's scale (`rescale`), sloped faintly below 0."""
         cosine = self.dense.get(chunk_id, 0.0)
         base = fusion.script_base.get(self.scripts.get(chunk_id, ""))
         if base is not None and fusion.dense_base is not None:  # another language's baseline
             cosine += fusion.dense_base - base
         scaled = rescale(cosine, fusion.dense_base, fusion.dense_top, clip=False)
-        scaled = max(0.0, scaled) + BELOW_BASE_SLOPE * min(0.0, scaled)
-        return score + fusion.dense_weight * scaled
+        return max(0.0, scaled) + BELOW_BASE_SLOPE * min(0.0, scaled)
+
+    def spreads(self, fusion: FusionInfo) -> tuple[float, float]:
+        """The standard deviation of each leg's scores over the candidates (dense, lexical)."""
+        if len(self.docs) < 2:
+            return 0.0, 0.0
+        dense = [self.scaled(c, fusion) for c in self.docs]
+        lexical = [self.unclipped.get(c, 0.0) for c in self.docs]
+        return statistics.pstdev(dense), statistics.pstdev(lexical)
 
     def candidate(self, chunk_id: str, score: float) -> Candidate:
         return Candidate(
@@ -115,6 +132,31 @@ class _Legs:
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
         )
+
+
+def spread_matched(fusion: FusionInfo, dense_sd: float, lexical_sd: float) -> FusionInfo:
+    """The KB's weights for this query, per unit of each leg's spread over its candidates: a
+    leg whose scores are spread wider than the other's (e5's cosines for a long query, or
+    BM25's for a query one passage matches word for word) would otherwise decide the order
+    whatever its weight. Weights of 0 or 1 and legs without spread are left alone; the result
+    stays within [FLOOR, 1 − FLOOR]."""
+    weight = fusion.dense_weight
+    if not 0.0 < weight < 1.0 or min(dense_sd, lexical_sd) < MIN_SPREAD:
+        return fusion
+    dense, lexical = weight / dense_sd, (1.0 - weight) / lexical_sd
+    matched = round(min(1.0 - FLOOR, max(FLOOR, dense / (dense + lexical))), 4)
+    why = (
+        f"; per query: score spreads dense {dense_sd:.2f}, lexical {lexical_sd:.2f} → "
+        f"dense weight {matched:.2f} (calibrated {weight:.2f})"
+    )
+    return fusion.model_copy(
+        update={
+            "dense_weight": matched,
+            "lexical_weight": round(1.0 - matched, 4),
+            "calibrated_dense_weight": weight,
+            "reason": fusion.reason + why,
+        }
+    )
 
 
 def rescale(

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from planrag.text.entities import normalize
 from planrag.text.named_entities import CONCEPT, MAYBE_PERSON, ORG, PERSON, PRODUCT, Named
 
-_BRACKETED = re.compile(r"\(([^()]{2,40})\)")
+BRACKETED = re.compile(r"\(([^()]{2,40})\)")
 _NOT_ALIASES = frozenset(("CTO", "CEO", "CFO", "COO", "주", "구", "현", "전", "가칭", "약칭"))
 
 
@@ -49,7 +49,7 @@ def mask_brackets(sentence: str) -> tuple[str, list[tuple[int, str]]]:
             found.append((match.start(), inner))
         return " " * len(match.group(0))
 
-    return _BRACKETED.sub(blank, sentence), found
+    return BRACKETED.sub(blank, sentence), found
 
 
 def bracket_aliases(names: list[Named], brackets: list[tuple[int, str]], offset: int) -> None:

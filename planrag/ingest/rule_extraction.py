@@ -15,9 +15,16 @@ English sentences keep the earlier extractor's names and pair relations (capital
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from planrag.ingest.aliases import Canonical, bracket_aliases, mask_brackets, resolve, surname_key
+from planrag.ingest.aliases import (
+    BRACKETED,
+    Canonical,
+    bracket_aliases,
+    mask_brackets,
+    resolve,
+    surname_key,
+)
 from planrag.ingest.extraction import ChunkText, Progress, pair_relation
 from planrag.stores.graph import DEFAULT_RELATION, ChunkGraph, Entity, Relation
 from planrag.text.entities import HANGUL, Mention, find_mentions, normalize
@@ -120,8 +127,9 @@ def _read_korean(chunk: int, sentence: str, offset: int) -> _Sentence:
         named.start += offset
         named.end += offset
     bracket_aliases(names, brackets, offset)
-    found = _patterns(masked, names, offset)
-    skel = skeleton(masked, names, offset)
+    joined, shifted = _joined(sentence, masked, names, offset)
+    found = _patterns(joined, shifted, offset)
+    skel = skeleton(joined, shifted, offset)
     for head, objects in research_objects(skel):
         for obj in objects:
             names.append(Named(obj, CONCEPT, offset + len(sentence), offset + len(sentence)))
@@ -130,6 +138,35 @@ def _read_korean(chunk: int, sentence: str, offset: int) -> _Sentence:
     out = _Sentence(chunk, sentence, names, found)
     _cooccurring(out, {(h, t) for h, t, _ in found})
     return out
+
+
+def _joined(
+    sentence: str, masked: str, names: list[Named], offset: int
+) -> tuple[str, list[Named]]:
+    """The masked sentence without the blanks of brackets a particle follows ("박지은(Park
+    Ji-eun)은" reads "박지은은", so "<0>은 <1>의 대표이사이다" matches its pattern; "한빛로보틱스
+    (주)는" reads "한빛로보틱스는"), and the names shifted to it (copies: the names keep their
+    offsets in the sentence)."""
+    cuts = []
+    for m in BRACKETED.finditer(sentence):
+        before = len(sentence[: m.start()].rstrip())  # "한빛로보틱스 (주)는": the space goes too
+        if (
+            before > 0
+            and m.end() < len(sentence)
+            and not sentence[m.end()].isspace()
+            and masked[before : m.end()].isspace()
+        ):
+            cuts.append((before, m.end()))
+    if not cuts:
+        return masked, names
+    starts, ends = [0] + [e for _, e in cuts], [s for s, _ in cuts] + [len(masked)]
+    joined = "".join(masked[a:b] for a, b in zip(starts, ends, strict=True))
+
+    def moved(position: int) -> int:
+        return position - sum(e - s for s, e in cuts if e <= position - offset)
+
+    shifted = [replace(n, start=moved(n.start), end=moved(n.end)) for n in names]
+    return joined, shifted
 
 
 def _patterns(sentence: str, names: list[Named], offset: int) -> list[tuple[int, int, str]]:

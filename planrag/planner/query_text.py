@@ -73,7 +73,7 @@ def _drop_glued_particles(tokens: list[Token], drop: list[bool], ends: set[int])
 # 기사 알려줘" names none). Shared with the extractive answer's relevance measure.
 GENERIC_WORDS = (
     "기사 글 문서 자료 뉴스 소식 내용 관련 정보 목록 리스트 결과 요약 정리 설명 소개 질문 답변 "
-    "것 거 무엇 뭐 며칠 얼마 언제 어디 누구 전부 모두 다 좀 "
+    "것 거 무엇 뭐 며칠 얼마 언제 어디 누구 전부 모두 다 좀 가능 여부 "  # 가능: "can"
     "article articles post posts document documents doc docs news item items story stories "
     "report reports information info summary summarize tell show give list explain what which "
     "who whom when where why how does did can could would should will about please everything "

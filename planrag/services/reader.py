@@ -17,7 +17,9 @@ Markdown removed, headings never) is scored with:
 - the passage's rank and the sentence's position.
 
 The evidence check (`Reader.evidence`) decides whether there is anything to answer from: a
-passage passes when it holds enough of the question's content terms (the relevance floor), or,
+passage passes when it holds enough of the question's content terms (the relevance floor; a
+Korean term Kiwi read differently in the passage is looked for again with the question's terms
+given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
 when question and passage are in different languages (an English question over Korean
 documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
 overlap across languages, so they are not asked to. When no passage passes on words, one in the
@@ -56,6 +58,8 @@ SAME_LANGUAGE_MIN = 0.87
 SHORTLIST = 12  # sentences of the question's language scored with e5 (half as many of others)
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
+BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
+NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 
 
 class ReadSentence(BaseModel):
@@ -98,6 +102,7 @@ class _Candidate:
     own_codes: set[str]
     seen: set[str]  # terms of the passage's title and sentences up to this one (its topic)
     context: float = 0.0  # the passage's share of the question terms
+    bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
@@ -158,7 +163,12 @@ class Reader:
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(terms & set(self._tokenizer.tokenize(text))) / len(terms)
+        held = terms & set(self._tokenizer.tokenize(text))
+        unread = {t for t in terms - held if len(t) >= 2 and is_korean(t)}
+        if unread:  # Kiwi reads a word by its context: "내선 2040으로" as 내 + 서 + ㄴ
+            words = (*self._tokenizer.user_words, *unread)
+            held |= unread & set(LexicalTokenizer(words).tokenize(text))
+        return len(held) / len(terms)
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""
@@ -207,9 +217,28 @@ class Reader:
         reading.support = _support(q, lead, ranked[1:])
         return reading
 
+    def _bridges(self, q: _Question, passages: list[Passage]) -> set[int]:
+        """The passages one hop from the question's entities: their title, not itself one of
+        the question's names, is named in a passage that names them ("the city Munsonville is
+        in" → the passage titled "Nelson, New Hampshire", which Munsonville's passage names)."""
+        if not q.entities:
+            return set()
+        named = set().union(*q.entities)
+        held = {
+            p.n: set(self._tokenizer.tokenize(f"{p.title or ''} {p.content}")) for p in passages
+        }
+        about = [p.n for p in passages if any(e <= held[p.n] for e in q.entities)]
+        bridges = set()
+        for p in passages:
+            title = self.terms(p.title or "")
+            if title and not title <= named and any(title <= held[n] for n in about if n != p.n):
+                bridges.add(p.n)
+        return bridges
+
     def _candidates(self, q: _Question, passages: list[Passage]) -> list[_Candidate]:
         seen: set[str] = set()
         found: list[_Candidate] = []
+        bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
             context = self.coverage(q.terms, passage) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
@@ -235,6 +264,7 @@ class Reader:
                         own,
                         seen_terms,
                         context,
+                        passage.n in bridges,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -277,6 +307,7 @@ class Reader:
             f["model"] = _model_match(q.codes, c)
             f["type"] = self._type_match(q, c.text)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
+            f["bridge"] = float(c.bridge)
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -284,14 +315,16 @@ class Reader:
                 + f["model"]
                 + f["type"]
                 + SIMILARITY_WEIGHT * f["similarity"]
+                + BRIDGE_WEIGHT * f["bridge"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
             )
 
     def _type_match(self, q: _Question, sentence: str) -> float:
-        if q.kind == "thing":
-            return 0.0
+        if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
+            new = not is_korean(q.text) and self._answer_spans(q, sentence)
+            return NEW_NAME if new else 0.0
         return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
 
     def _answer_spans(self, q: _Question, sentence: str) -> list[str]:

@@ -37,11 +37,38 @@ _KO_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("number", re.compile(r"몇|얼마|규모|비율|퍼센트|액수")),
     ("thing", re.compile(r"무엇|뭐|무슨|어떤|어떠한|어느")),
 ]
+# English: the wh-word, or "what/which" and the noun it asks about ("which actor" → a person,
+# "in what city" → a place, "what is the population" → a number); a "who" that opens a relative
+# clause ("the man who …") asks nothing, so the head noun's question comes first.
+_EN_PEOPLE = (
+    r"actor|actress|singer|songwriter|rapper|musician|composer|drummer|guitarist|poet|author|"
+    r"writer|novelist|director|producer|player|comedian|athlete|footballer|coach|politician|"
+    r"president|king|queen|emperor|person|man|woman|artist|painter|model|host|presenter|"
+    r"scientist|architect|designer|chef|wrestler|boxer|fighter|journalist|member|founder"
+)
+_EN_PLACES = (
+    r"city|country|state|town|village|county|province|region|island|continent|place|"
+    r"river|lake|mountain|district|neighbou?rhood|borough|capital"
+)
+_EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total"
 _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
-    ("person", re.compile(r"\b(?:who|whom|whose)\b", re.I)),
-    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|month|day)\b|\bwhich year\b", re.I)),
-    ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|state|town|place)\b", re.I)),
-    ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|tall)\b|\bwhat percent", re.I)),
+    (
+        "date",
+        re.compile(r"\b(?:what|which|in what) (?:year|date|month|day|decade|century)\b", re.I),
+    ),
+    (
+        "number",
+        re.compile(rf"\b(?:what|which) (?:is|was|were|are) the (?:\w+ )?(?:{_EN_NUMBERS})\b", re.I),
+    ),
+    ("person", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,3}}(?:{_EN_PEOPLE})s?\b", re.I)),
+    ("place", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,2}}(?:{_EN_PLACES})\b", re.I)),
+    (
+        "number",
+        re.compile(r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent", re.I),
+    ),
+    ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|was|is) who\b", re.I)),
+    ("date", re.compile(r"\bwhen\b", re.I)),
+    ("place", re.compile(r"\bwhere\b", re.I)),
 ]
 # The asked attribute when no question word names the type ("S2의 가격은?").
 _KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [

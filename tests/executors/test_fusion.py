@@ -185,3 +185,37 @@ def test_candidates_below_the_baseline_keep_their_dense_order() -> None:
     assert keys["near"] > keys["far"]
     assert keys["word"] > keys["near"]  # a word match still counts on top of its cosine
     assert all(0.0 <= legs.candidate(c, k).score <= 1.0 for c, k in keys.items())
+
+
+def test_weights_are_matched_to_the_legs_spreads_per_query() -> None:
+    """A long question spreads e5's rescaled cosines three times wider than BM25's scores: at
+    the KB's weight the dense leg alone would order the candidates. Per unit of spread, the
+    lexical leg's best passage wins; weights of 0 or 1 are left alone, the result is bounded."""
+    from planrag.core.types import FusionInfo
+    from planrag.executors.hybrid import _Legs, spread_matched
+
+    kb = FusionInfo(
+        mode="sequential",
+        dense_weight=0.56,
+        lexical_weight=0.44,
+        reason="calibrated",
+        dense_base=0.80,
+        dense_top=0.85,
+    )
+    legs = _Legs.__new__(_Legs)
+    legs.docs = {"words": "d1", "close": "d2", "far": "d3"}
+    legs.dense = {"words": 0.84, "close": 0.86, "far": 0.80}  # scaled 0.8, 1.2, 0.0
+    legs.lexical = legs.unclipped = {"words": 0.5, "close": 0.2, "far": 0.1}
+    legs.scripts, legs.titles = {}, {}
+    assert legs.fused("close", kb) > legs.fused("words", kb)
+    dense_sd, lexical_sd = legs.spreads(kb)
+    assert dense_sd > 2 * lexical_sd
+    matched = spread_matched(kb, dense_sd, lexical_sd)
+    assert FLOOR <= matched.dense_weight < kb.dense_weight
+    assert matched.dense_weight + matched.lexical_weight == pytest.approx(1.0)
+    assert matched.calibrated_dense_weight == 0.56 and "per query" in matched.reason
+    assert legs.fused("words", matched) > legs.fused("close", matched)
+    led = kb.model_copy(update={"dense_weight": 1.0, "lexical_weight": 0.0})
+    assert spread_matched(led, dense_sd, lexical_sd) == led
+    assert spread_matched(kb, dense_sd, 0.0) == kb  # one leg without spread: unchanged
+    assert spread_matched(kb, 100.0, 0.01).dense_weight == FLOOR

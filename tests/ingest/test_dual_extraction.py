@@ -82,7 +82,7 @@ def test_rules_and_llm_are_merged(script: Script, dual: DualExtractor) -> None:
     assert entities["로봇"].extracted_by == ["llm"]  # a name only the LLM found
     found = triples(graph)
     assert found[("박지은", "CEO_OF", "한빛로보틱스")] == ["rule", "llm"]  # "is CEO of" → CEO_OF
-    assert found[("한빛로보틱스", "FOUNDED_IN", "2015년")] == ["llm"]
+    assert found[("한빛로보틱스", "FOUNDED_IN", "2015년")] == ["rule", "llm"]
     assert found[("박지은", "LEADS", "누리봇")] == ["llm"]
     # the LLM typed the pair the rules only linked by co-occurrence
     assert ("박지은", "related_to", "누리봇") in triples(rules_only())

@@ -142,3 +142,17 @@ def test_an_english_sentence_with_many_names_links_neighbours() -> None:
     found = triples(f"{', '.join(names[:-1])} and {names[-1]} met in Paris on Monday.")
     keys = [n.lower().replace(" ", "_") for n in names]
     assert {(a, b) for a, _, b in found} >= set(zip(keys, keys[1:], strict=False))
+
+
+def test_a_name_in_brackets_does_not_break_the_pattern() -> None:
+    """ "박지은(Park Ji-eun)은 X의 대표이사이다" reads as "박지은은 …": CEO_OF, the bracket an
+    alias."""
+    text = (
+        "한빛로보틱스(Hanbit Robotics)는 로봇 회사이다. "
+        "박지은(Park Ji-eun)은 한빛로보틱스의 대표이사이다."
+    )
+    graph = RuleExtractor().extract([ChunkText("c", "d", text)])[0]
+    assert ("박지은", "CEO_OF", "한빛로보틱스") in {
+        (r.source, r.type, r.target) for r in graph.relations
+    }
+    assert {e.key: e.aliases for e in graph.entities}["박지은"] == ["Park Ji-eun"]

@@ -122,6 +122,23 @@ def test_nothing_is_read_without_evidence() -> None:
     assert Reader(floor=0.0).read("고양이", [passage(1, COMPANY)]).found
 
 
+def test_evidence_finds_a_term_kiwi_reads_differently_in_the_passage() -> None:
+    # Kiwi reads "내선 2040으로" as 내 + 서 + ㄴ + 2040: the question's 내선 is looked for again
+    # with the question's terms given to Kiwi as words (3 of 인사, 규정, 문, 내선, 번호 held).
+    hr = "개정된 규정에 대한 문의는 인사팀 내선 2040으로 하면 된다. 재택근무는 주 2회까지 허용된다."
+    reading = read("인사 규정 문의 내선 번호는?", [passage(1, hr)])
+    assert reading.found and reading.span == "2040"
+    assert not read("인사 규정 문의 내선 번호는?", [passage(1, PRODUCTS)]).found
+
+
+def test_a_modal_word_is_no_content_term() -> None:
+    # "가능한가" says "can", like English "can" (a stop word): the passage answering with other
+    # words for the rest (주 2회 ↔ 일주일에 몇 번) holds 재택근무, half the question's terms.
+    hr = "재택근무는 주 2회까지 허용된다. 건강검진은 매년 10월에 실시한다."
+    reading = read("재택근무는 일주일에 몇 번까지 가능한가?", [passage(1, hr)])
+    assert reading.found and reading.span == "2회"
+
+
 @pytest.fixture(scope="module")
 def e5() -> Iterator[E5Embedder]:
     yield E5Embedder(1)
@@ -138,3 +155,42 @@ def test_cross_lingual_evidence_is_judged_by_e5(e5: E5Embedder) -> None:
                           "officer is Maria Tan.")]  # fmt: skip
     answered = read("Bluewave Logistics의 대표는 누구인가?", english, embedder=e5)
     assert answered.found and answered.span == "Maria Tan"
+
+
+def test_english_answer_types_follow_the_noun_asked_about() -> None:
+    cases = {
+        "Which actor does American Beauty and American Beauty have in common?": "person",
+        "In what city did the tenor star in a film?": "place",
+        "What was the 2010 population of the town where the mountain is?": "number",
+        "In what year was the university where he taught founded?": "date",
+        # a relative "who" asks nothing: the question asks what the novel is
+        "It was written by the author who was best known for what 1969 satire novel?": "thing",
+    }
+    assert {q: answer_type(q) for q in cases} == cases
+
+
+MUNSONVILLE = "Munsonville is an unincorporated community in the town of Nelson in Cheshire County."
+NELSON = (
+    "Nelson is a town in Cheshire County, New Hampshire. The population was 729 at the 2010 census."
+)
+CHESHIRE = "Cheshire County is a county in New Hampshire. Its population was 77,117 in 2010."
+
+
+def test_a_passage_one_hop_from_the_question_entity_answers() -> None:
+    # The question names Munsonville; its passage names Nelson, whose passage holds the answer.
+    found = [
+        passage(1, MUNSONVILLE, "Munsonville, New Hampshire"),
+        passage(2, CHESHIRE, "Cheshire County"),
+        passage(3, NELSON, "Nelson"),
+    ]
+    reading = read("What is the population of the town that Munsonville is in?", found)
+    assert reading.lead is not None and reading.lead.n == 3 and "729" in reading.lead.text
+
+
+def test_a_what_question_leads_with_a_sentence_naming_something_new() -> None:
+    found = [
+        passage(1, "The album about the ghosts of the river was recorded in a small studio."),
+        passage(2, "The album about the ghosts of the river was recorded by Blue Heron."),
+    ]
+    reading = read("Which band recorded the album about the ghosts of the river?", found)
+    assert reading.lead is not None and reading.lead.n == 2 and reading.span == "Blue Heron"

@@ -142,11 +142,12 @@ def test_the_plan_card_lists_each_step_of_a_chain_question(
     expect(steps).to_have_count(3)
     # Each step: the query searched (the earlier answer filled in), strategy, hits, answer.
     first, second, third = steps.nth(0), steps.nth(1), steps.nth(2)
-    expect(first.get_by_test_id("step-query")).to_have_text("누리테크 대표")
+    # (the planner's wording of a step may change; the filled-in answer must be there)
+    expect(first.get_by_test_id("step-query")).to_contain_text("누리테크 대표")
     expect(first.get_by_test_id("step-answer")).to_have_text("이서준")
-    expect(second.get_by_test_id("step-query")).to_have_text("이서준가 졸업한 대학교")
+    expect(second.get_by_test_id("step-query")).to_contain_text(re.compile("^이서준.*졸업"))
     expect(second.get_by_test_id("step-answer")).to_have_text("한결대학교")
-    expect(third.get_by_test_id("step-query")).to_contain_text("한결대학교의 부설 연구소")
+    expect(third.get_by_test_id("step-query")).to_contain_text(re.compile("^한결대학교.*연구소"))
     for step in (first, second, third):
         expect(step).to_contain_text("hybrid")
         expect(step.get_by_test_id("step-hits")).to_contain_text(HITS)
