@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from planrag.core.child_process import LowPriorityProcess
 from planrag.core.errors import KnowledgeBaseNotFound
-from planrag.core.settings import Settings
+from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import FusionCalibration
 from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.fusion import FusionCalibrator
@@ -61,6 +61,12 @@ from planrag.stores.vector import VectorStore
 from planrag.text.tokenizer import load_user_dictionary
 
 log = logging.getLogger(__name__)
+
+
+def question_writer(llm: LLMSettings, chat: ChatClient) -> QuestionWriter | None:
+    """The LLM that writes calibration questions; None when the setting turns them off (an
+    unconfigured LLM is the writer's own check)."""
+    return QuestionWriter(chat, llm.answer_timeout_s) if llm.calibration_questions else None
 
 
 def build_calibrator(
@@ -184,9 +190,7 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
-        calibrator = build_calibrator(
-            metadata, embedders, QuestionWriter(chat, settings.llm.answer_timeout_s)
-        )
+        calibrator = build_calibrator(metadata, embedders, question_writer(settings.llm, chat))
         executors = ExecutorRegistry.build(
             ExecutorDeps(
                 rerankers=rerankers,

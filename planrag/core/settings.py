@@ -216,6 +216,9 @@ class LLMSettings(BaseModel):
     # name of this endpoint, and models besides `model` it serves. Anything else is a 400.
     provider: str = "openai"
     allowed_models: list[str] = []
+    # Fusion calibration asks the LLM to write a question per sampled passage (one call per 8
+    # passages, after indexing); false keeps the pseudo-queries and spends no LLM calls on it.
+    calibration_questions: bool = True
 
     @property
     def configured(self) -> bool:

@@ -140,9 +140,7 @@ def _read_korean(chunk: int, sentence: str, offset: int) -> _Sentence:
     return out
 
 
-def _joined(
-    sentence: str, masked: str, names: list[Named], offset: int
-) -> tuple[str, list[Named]]:
+def _joined(sentence: str, masked: str, names: list[Named], offset: int) -> tuple[str, list[Named]]:
     """The masked sentence without the blanks of brackets a particle follows ("박지은(Park
     Ji-eun)은" reads "박지은은", so "<0>은 <1>의 대표이사이다" matches its pattern; "한빛로보틱스
     (주)는" reads "한빛로보틱스는"), and the names shifted to it (copies: the names keep their

@@ -72,6 +72,7 @@ def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
         llm = LLMSettings(
+            calibration_questions=False,
             base_url=llm_url,
             api_key="k",
             model="test-model",
@@ -387,6 +388,7 @@ def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: Embedder
     script = Script()
     with serve_llm(script) as llm_url:
         llm = LLMSettings(
+            calibration_questions=False,
             base_url=llm_url,
             api_key="k",
             model="test-model",

@@ -50,7 +50,13 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(base_url=llm_url, api_key="k", model="test-model", timeout_s=5.0)
+        llm = LLMSettings(
+            calibration_questions=False,
+            base_url=llm_url,
+            api_key="k",
+            model="test-model",
+            timeout_s=5.0,
+        )
         yield from _served(tmp_path_factory.mktemp("steps-llm"), embedders, llm, script)
 
 

@@ -65,7 +65,13 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(base_url=llm_url, api_key="k", model="test-model", timeout_s=3.0)
+        llm = LLMSettings(
+            calibration_questions=False,
+            base_url=llm_url,
+            api_key="k",
+            model="test-model",
+            timeout_s=3.0,
+        )
         yield from _served(tmp_path_factory.mktemp("conv-llm"), embedders, llm, script)
 
 

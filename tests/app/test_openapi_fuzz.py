@@ -109,7 +109,7 @@ def fuzz_settings(
         _env_file=None,
         data_dir=tmp / "data",
         pg=PgSettings(url=pg.conninfo(name)),
-        llm=LLMSettings(base_url=llm_url, model="test-model"),
+        llm=LLMSettings(calibration_questions=False, base_url=llm_url, model="test-model"),
         rerank=RerankSettings(model=str(cross_encoder)),
         **changes,
     )

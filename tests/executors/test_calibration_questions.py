@@ -10,6 +10,7 @@ from planrag.core.types import FusionCalibration, KnowledgeBase
 from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.fusion import FusionCalibrator
 from planrag.llm.chat import ChatClient
+from planrag.runtime import question_writer
 from tests.executors.test_fusion import ENGLISH
 from tests.llm.fake_llm import Reply, Script, serve_llm
 
@@ -64,3 +65,11 @@ def test_a_failing_or_absent_llm_leaves_the_pseudo_queries(embedders) -> None:
     assert failed.scripts == halves.scripts
     unconfigured = QuestionWriter(ChatClient(LLMSettings()), timeout_s=30)
     assert calibrate(embedders, unconfigured).queries == "halves"
+
+
+def test_the_setting_turns_the_llm_questions_off() -> None:
+    llm = LLMSettings(base_url="http://127.0.0.1:9/v1", model="test-model")
+    writer = question_writer(llm, ChatClient(llm))
+    assert writer is not None and writer.configured
+    off = llm.model_copy(update={"calibration_questions": False})
+    assert question_writer(off, ChatClient(off)) is None

@@ -94,6 +94,7 @@ def test_failed_extraction_fails_or_skips_the_graph(
     script = Script(replies=[Reply(status=500, content="boom")] * 4)
     with serve_llm(script) as url:
         settings.llm.base_url, settings.llm.model = url, "test-model"
+        settings.llm.calibration_questions = False  # the script is the extraction's
         settings.graph.extractor, settings.graph.on_error = "llm", on_error  # type: ignore[assignment]
         rt = Runtime.open(settings, embedders)
         try:
@@ -158,6 +159,7 @@ def test_with_an_llm_rules_and_llm_both_extract(
     script = Script(replies=[good] if llm_works else [Reply("{broken"), Reply("[]")])
     with serve_llm(script) as url:
         settings.llm.base_url, settings.llm.model = url, "test-model"
+        settings.llm.calibration_questions = False  # the script is the extraction's
         settings.graph.extractor, settings.graph.on_error = "auto", "fail"
         rt = Runtime.open(settings, embedders)
         try:

@@ -84,6 +84,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, script: Script) -> Iterator
             "PLANRAG_SERVER__CONSOLE_DIR": "",
             # Graph KBs extract with Kiwi rules: the scripted LLM only plans and answers.
             "PLANRAG_GRAPH__EXTRACTOR": "rule",
+            # Calibration writes no questions: every scripted reply is the ask's.
+            "PLANRAG_LLM__CALIBRATION_QUESTIONS": "false",
         }
         process = ServerProcess(tmp_path_factory.mktemp("console-server") / "data", env)
         try:

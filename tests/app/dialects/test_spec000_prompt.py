@@ -45,7 +45,9 @@ def script() -> Script:
 @pytest.fixture
 def llm_client(tmp_path: Path, embedders: EmbedderRegistry, script: Script) -> Iterator[TestClient]:
     with serve_llm(script, model="llama2") as url:
-        llm = LLMSettings(base_url=url, api_key="k", model="llama2", timeout_s=5)
+        llm = LLMSettings(
+            calibration_questions=False, base_url=url, api_key="k", model="llama2", timeout_s=5
+        )
         with TestClient(app_with(tmp_path, embedders, llm)) as client:
             yield client
 
@@ -58,7 +60,9 @@ def test_every_curl_example_of_sections_9_to_11(tmp_path: Path, embedders, scrip
         Reply("메타버스는 가상 세계입니다."),
     ]
     with serve_llm(script, model="llama2") as llm_url:
-        llm = LLMSettings(base_url=llm_url, api_key="k", model="llama2", timeout_s=5)
+        llm = LLMSettings(
+            calibration_questions=False, base_url=llm_url, api_key="k", model="llama2", timeout_s=5
+        )
         app = app_with(tmp_path, embedders, llm)
         with serve(app) as url:
             assert httpx.post(f"{url}/rag/insert", json=news()).status_code == 200

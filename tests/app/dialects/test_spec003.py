@@ -207,7 +207,9 @@ def test_advanced_llm_rerank_orders_by_the_llm_scores(
     script = Script(replies=[Reply(content='{"scores": [2, 9, 5]}')])
     with serve_llm(script) as url:
         settings = settings_with_reranker(
-            tmp_path / "data", rerank_model_dir, llm=LLMSettings(base_url=url, model="test-model")
+            tmp_path / "data",
+            rerank_model_dir,
+            llm=LLMSettings(calibration_questions=False, base_url=url, model="test-model"),
         )
         with TestClient(create_app(settings, embedders)) as client:
             fill([K8S, *OTHERS], client)
