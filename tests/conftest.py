@@ -67,3 +67,17 @@ def wait_for_documents(client: TestClient, kb_id: str, timeout: float = 120.0) -
         if time.monotonic() > deadline:
             raise AssertionError(f"documents still indexing after {timeout}s: {docs}")
         time.sleep(0.1)
+
+
+# Files that take minutes (a real server, Chromium, restarts) are handed to the xdist workers
+# first, so they run beside the many short files instead of alone at the end (`--dist loadfile`
+# schedules files in collection order). The sort is stable: every worker collects the same order.
+SLOW_FIRST = ("tests/web/", "tests/test_deploy.py", "tests/app/test_crash_recovery.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def slow_first(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return 0 if path.startswith(SLOW_FIRST) else 1
+
+    items.sort(key=slow_first)
