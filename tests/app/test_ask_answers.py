@@ -19,7 +19,7 @@ from planrag.core.settings import E5_MODEL, LLMSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
 from tests.app.sse import events
-from tests.llm.fake_llm import Reply, Script, serve_llm
+from tests.llm.fake_llm import Reply, Script, scripted_llm_settings, serve_llm
 from tests.servers import serve
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "ko_company"
@@ -80,13 +80,7 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(
-            calibration_questions=False,
-            base_url=llm_url,
-            api_key="k",
-            model="test-model",
-            timeout_s=5.0,
-        )
+        llm = scripted_llm_settings(llm_url, timeout_s=5.0)
         files = ["nuribot_products.md", "hanbit_company.md"]
         yield from _served(tmp_path_factory.mktemp("llm"), embedders, llm, script, files)
 

@@ -21,7 +21,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
 from tests.app.kb_fill import fill_kb
 from tests.app.sse import events
-from tests.llm.fake_llm import Reply, Script, serve_llm
+from tests.llm.fake_llm import Reply, Script, scripted_llm_settings, serve_llm
 from tests.planner.test_time_range import load_plan_cases
 from tests.servers import serve
 
@@ -71,14 +71,7 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(
-            calibration_questions=False,
-            base_url=llm_url,
-            api_key="k",
-            model="test-model",
-            timeout_s=3.0,
-            allowed_models=["other-model"],
-        )
+        llm = scripted_llm_settings(llm_url, timeout_s=3.0, allowed_models=["other-model"])
         yield from _served(tmp_path_factory.mktemp("llm"), embedders, llm, script)
 
 
@@ -387,14 +380,7 @@ def test_plan_weights_reach_the_title_weighted_search(with_llm: Served) -> None:
 def test_heartbeats_keep_a_slow_stream_alive(tmp_path: Path, embedders: EmbedderRegistry) -> None:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(
-            calibration_questions=False,
-            base_url=llm_url,
-            api_key="k",
-            model="test-model",
-            timeout_s=3.0,
-            allowed_models=["other-model"],
-        )
+        llm = scripted_llm_settings(llm_url, timeout_s=3.0, allowed_models=["other-model"])
         settings = Settings(_env_file=None, data_dir=tmp_path, llm=llm)  # type: ignore[call-arg]
         settings.ask.heartbeat_s = 0.2
         with serve(create_app(settings, embedders)) as url:

@@ -18,7 +18,7 @@ from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
 from tests.app.kb_fill import fill_kb
 from tests.app.sse import events
-from tests.llm.fake_llm import Reply, Script, serve_llm
+from tests.llm.fake_llm import Reply, Script, scripted_llm_settings, serve_llm
 from tests.servers import serve
 
 NOW = "2025-11-21T10:00:00+09:00"
@@ -65,13 +65,7 @@ def plain(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
 def with_llm(tmp_path_factory, embedders: EmbedderRegistry) -> Iterator[Served]:
     script = Script()
     with serve_llm(script) as llm_url:
-        llm = LLMSettings(
-            calibration_questions=False,
-            base_url=llm_url,
-            api_key="k",
-            model="test-model",
-            timeout_s=3.0,
-        )
+        llm = scripted_llm_settings(llm_url, timeout_s=3.0)
         yield from _served(tmp_path_factory.mktemp("conv-llm"), embedders, llm, script)
 
 

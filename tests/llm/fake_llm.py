@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from planrag.core.settings import LLMSettings
 from tests.servers import serve
 
 
@@ -126,3 +127,10 @@ def serve_llm(script: Script, model: str = "test-model") -> Iterator[str]:
     """Yields the base URL (…/v1) of a running scripted server."""
     with serve(build_app(script, model)) as url:
         yield f"{url}/v1"
+
+
+def scripted_llm_settings(url: str, **overrides: object) -> LLMSettings:
+    """Settings for a runtime whose LLM is this script: no calibration questions, so a
+    background calibration after indexing never takes a reply the test scripted."""
+    fields: dict[str, object] = {"base_url": url, "api_key": "k", "model": "test-model"}
+    return LLMSettings(**{**fields, **overrides, "calibration_questions": False})  # type: ignore[arg-type]
