@@ -291,7 +291,13 @@ def _chunk_graph(
                 continue
             relations.setdefault(
                 (source, type_, target),
-                Relation(source=source, target=target, type=type_, sentence=sentence.text[:1000]),
+                Relation(
+                    source=source,
+                    target=target,
+                    type=type_,
+                    sentence=sentence.text[:1000],
+                    extracted_by=["rule"],
+                ),
             )
     return ChunkGraph(
         chunk_id=chunk.chunk_id,
