@@ -88,6 +88,7 @@ from planrag.stores.sparql import (
     Row,
     SparqlEndpoint,
     render,
+    render_rows,
     shown,
 )
 
@@ -280,16 +281,11 @@ class OntologyGraphStore:
         wanted = list(dict.fromkeys(relations))
         if not wanted:
             return []
-        values: dict[str, list] = {
-            "s": _entities([s for s, _, _ in wanted]),
-            "p": [_iri(RELATION, t) for t in dict.fromkeys(t for _, t, _ in wanted)],
-            "o": _entities([o for _, _, o in wanted]),
-        }
+        rows = [(_iri(ENTITY, s), _iri(RELATION, t), _iri(ENTITY, o)) for s, t, o in wanted]
+        text = render_rows(PROVENANCE, ("s", "p", "o"), list(rows), graph_iri(kb_id))
         found: dict[Triple, dict[str, tuple[str, str, set[str]]]] = {}  # chunk → doc, said, by
-        for r in self._select(PROVENANCE, kb_id, 0, **values):
+        for r in self._endpoint.select(text):
             triple = (_local(ENTITY, r["s"]), _local(RELATION, r["p"]), _local(ENTITY, r["o"]))
-            if triple not in wanted:
-                continue  # the VALUES clauses ask for every combination of the three
             sources = found.setdefault(triple, {})
             doc, said, by = sources.setdefault(
                 r["chunk"], (r["doc"], r.get("sentence") or "", set())
