@@ -31,20 +31,22 @@ read (a smoothed idf).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel, Field
-
 from planrag.llm.e5 import is_e5
 from planrag.llm.embedders import Embedder
 from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences, plain_text
+from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import AnswerType, answer_type, model_codes, typed_spans
 from planrag.text.entities import find_mentions
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
+
+__all__ = ["Reader", "Reading", "ReadSentence", "read"]
 
 READ_PASSAGES = 5  # passages whose sentences are read
 MAX_SENTENCES = 60  # sentences scored
@@ -60,35 +62,6 @@ SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
-
-
-class ReadSentence(BaseModel):
-    text: str
-    n: int = Field(description="the passage's number, cited as [n]")
-    score: float
-
-
-class Reading(BaseModel):
-    """What the reader found: the lead sentence answers, `span` is the answer inside it."""
-
-    question: str
-    answer_type: AnswerType
-    lead: ReadSentence | None = None
-    passage: Passage | None = None
-    span: str | None = None
-    confidence: float = 0.0
-    support: list[ReadSentence] = Field(default_factory=list)
-    evidence: list[int] = Field(default_factory=list, description="passages passing the check")
-
-    @property
-    def found(self) -> bool:
-        return self.lead is not None
-
-    def text(self) -> str:
-        """The answer: the lead sentence and its support, each cited; "" when nothing found."""
-        if self.lead is None:
-            return ""
-        return " ".join(f"{s.text} [{s.n}]" for s in [self.lead, *self.support])
 
 
 @dataclass
@@ -192,12 +165,14 @@ class Reader:
         passages: Sequence[Passage],
         check: bool = True,
         search_text: str | None = None,
+        kind: AnswerType | None = None,
     ) -> Reading:
         """The best sentence of the passages for the question; with `check`, nothing unless a
-        passage passes the evidence check (on `search_text` when given: a plan's query)."""
+        passage passes the evidence check (on `search_text` when given: a plan's query). `kind`
+        overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, answer_type(question))
+        q = self._question(search_text or question, kind or answer_type(question))
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -213,6 +188,7 @@ class Reader:
         reading.lead = ReadSentence(text=lead.text, n=lead.n, score=round(lead.score, 4))
         reading.passage = by_n[lead.n]
         reading.span = self._span(q, lead.text)
+        reading.headline = self._headline(q, lead.text, by_n[lead.n])
         reading.confidence = _confidence(q, lead)
         reading.support = _support(q, lead, ranked[1:])
         return reading
@@ -243,14 +219,15 @@ class Reader:
             context = self.coverage(q.terms, passage) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
+            title_key = _key(passage.title or "") or None  # a title line says nothing
             sentences = body_sentences(passage.content)
             term_lists = self._tokenizer.tokenize_many(sentences)
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 own = model_codes(sentence)
                 carried = own or carried
                 seen_terms = seen_terms | set(terms)
-                key = "".join(ch for ch in sentence.casefold() if ch.isalnum())
-                if len(sentence) < MIN_SENTENCE_CHARS or key in seen:
+                key = _key(sentence)
+                if len(sentence) < MIN_SENTENCE_CHARS or key in seen or key == title_key:
                     continue
                 seen.add(key)
                 found.append(
@@ -339,6 +316,30 @@ class Reader:
                 spans.append(span.text)
         return spans
 
+    def _headline(self, q: _Question, sentence: str, passage: Passage) -> str | None:
+        """The short answer to open with, where it is clear: the one span of the asked type
+        the sentence holds (not at its start), or, for an English sentence opening with a
+        pronoun, the passage's title when it is a name the question does not give ("He debuted
+        in 2008 …" in the passage titled "Henry Lau")."""
+        if q.kind == "thing" and is_korean(q.text):
+            return None
+        spans = set(self._answer_spans(q, sentence)) if q.kind != "thing" else set()
+        if len(spans) == 1:
+            span = spans.pop()
+            return None if sentence.startswith(span) else span
+        title = (passage.title or "").strip()
+        if (
+            q.kind != "date"
+            and q.kind != "number"
+            and not spans
+            and _PRONOUN.match(sentence)
+            and title[:1].isupper()
+            and len(title.split()) <= 6
+            and not self.terms(title) <= q.terms
+        ):
+            return title
+        return None
+
     def _span(self, q: _Question, sentence: str) -> str | None:
         spans = self._answer_spans(q, sentence)
         return spans[0] if spans else None
@@ -356,6 +357,13 @@ class Reader:
         query = np.asarray(self._embedder.embed_queries([question])[0], dtype=np.float32)
         matrix = np.asarray(self._embedder.embed(texts), dtype=np.float32)
         return [float(v) for v in matrix @ query]
+
+
+_PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
+
+
+def _key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _rarity(terms: set[str], candidates: list[_Candidate]) -> dict[str, float]:
