@@ -23,8 +23,8 @@ share holding it anywhere, false "not found" (the answer says nothing was found,
 `exist_in_post_status.exists` is false, while the gold document is the first hit), verdict
 disagreements (`exists` true but the answer says nothing was found, or the reverse), and the mean
 and median answer length in characters. Gold matching folds case and ignores spaces and commas;
-a Latin gold of three characters or fewer ("no", "U2") must be a whole word, and a "not found" answer
-holds no gold (before session 8, "no" was found in "I found no documents").
+a Latin gold of three characters or fewer ("no", "U2") must be a whole word, and a "not found"
+answer holds no gold (before session 8, "no" was found in "I found no documents").
 """
 
 from __future__ import annotations

@@ -24,29 +24,35 @@ from collections.abc import Sequence
 
 from planrag.services.answers import Passage, is_korean
 from planrag.services.reader import Reader
+from planrag.services.reader_signals import sentence_key
 from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import AnswerType, typed_spans
 from planrag.text.entities import COMMON_CAPITALISED
-from planrag.text.question_shapes import Comparison, YesNo, comparison, yes_no
+from planrag.services.passage_text import body_sentences
+from planrag.text.entities import find_mentions
+from planrag.text.question_shapes import Comparison, Shared, YesNo, comparison, shared, yes_no
 
+DEFINING = 3  # a subject's opening sentences, where what it is is said
 HELD_SHARE = 2 / 3  # of the asked words a subject's sentence must hold for a "yes"
-_NOT_NATIONS = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday new old inc ltd llc corp co latin
-    christian catholic protestant jewish muslim islamic buddhist hindu orthodox""".split()
-)
+_NOT_NATION_TEXT = """january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday new old inc ltd llc corp co
+    latin christian catholic protestant jewish muslim islamic buddhist hindu orthodox"""
+_NOT_NATIONS = frozenset(_NOT_NATION_TEXT.split())
 _SAME_NOUN = re.compile(r"(?:same|같은|동일한)\s+([\w가-힣]+?)(?:를|을|에서|에|이|가|인|\b)")
-_WORD_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000, "million": 10**6}
+_NUMBER_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
+    fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
+_WORD_NUMBERS = dict(zip(_NUMBER_WORDS.split(), range(21), strict=True)) | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 10**6,
+}
 _MONTHS = {
     m: i
     for i, m in enumerate(
-        "jan feb mar apr may jun jul aug sep oct nov dec".split(),
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"],
         1,
     )
 }
@@ -61,6 +67,9 @@ def shaped_reading(reader: Reader, question: str, passages: Sequence[Passage]) -
     verdict = yes_no(question)
     if verdict is not None:
         return read_verdict(reader, question, passages, verdict)
+    common = shared(question)
+    if common is not None:
+        return read_shared(reader, question, passages, common)
     return None
 
 
@@ -116,6 +125,63 @@ def read_choice(
         first_wins = held[0] > held[1]
     order = [0, 1] if first_wins else [1, 0]
     return _combined(question, [readings[i] for i in order], names[order[0]])
+
+
+def read_shared(
+    reader: Reader, question: str, passages: Sequence[Passage], shape: Shared
+) -> Reading | None:
+    """What two subjects have in common: the first name (else word) of the first subject's
+    opening sentences that the second subject's opening sentences hold too, and that the
+    question does not give; it leads, each subject's sentence naming it cited."""
+    opening = []
+    for name in shape.subjects:
+        own = about(reader, name, passages)
+        if not own:
+            return None
+        title = sentence_key(own[0].title or "")
+        sentences = [s for s in body_sentences(own[0].content) if sentence_key(s) != title]
+        opening.append([(own[0].n, s) for s in sentences[:DEFINING]])
+    if opening[0][:1] == opening[1][:1]:
+        return None  # one passage for both: nothing to compare
+    given = reader.terms(question)
+    theirs = [reader.terms(" ".join(s for _, s in sentences)) for sentences in opening[1:]][0]
+    common = _common_words(reader, passages)
+    for tier in ("names", "words"):
+        for n, sentence in opening[0]:
+            for candidate in _candidates(sentence, tier, common):
+                terms = reader.terms(candidate)
+                if terms and terms <= theirs and not terms <= given:
+                    other = next(
+                        (o for o in opening[1] if terms <= reader.terms(o[1])), opening[1][0]
+                    )
+                    return Reading(
+                        question=question,
+                        answer_type="thing",
+                        lead=ReadSentence(text=sentence, n=n, score=1.0),
+                        span=candidate,
+                        confidence=0.5,
+                        support=[ReadSentence(text=other[1], n=other[0], score=1.0)],
+                        evidence=sorted({n, other[0]}),
+                        headline=candidate,
+                    )
+    return None
+
+
+def _candidates(sentence: str, tier: str, common: set[str]) -> list[str]:
+    """A sentence's names, or its words that most of the passages do not share ("born")."""
+    if tier == "names":
+        return [m.name for m in find_mentions(sentence)]
+    words = [w.strip(".,;:()\"'") for w in sentence.split()]
+    return [w for w in words if len(w) >= 4 and w.casefold() not in common]
+
+
+def _common_words(reader: Reader, passages: Sequence[Passage]) -> set[str]:
+    """Words in at least a third of the passages: said of anything, they answer nothing."""
+    counts: dict[str, int] = {}
+    for p in passages:
+        for word in {w.strip(".,;:()\"'").casefold() for w in p.content.split()}:
+            counts[word] = counts.get(word, 0) + 1
+    return {w for w, c in counts.items() if c >= max(2, len(passages) / 3)}
 
 
 def read_verdict(
@@ -233,7 +299,9 @@ def _date_key(text: str) -> tuple[float, ...] | None:
     rest = text.replace(year.group(0), " ")
     month = re.search(r"(\d{1,2})\s*월", rest)
     named = re.search(r"[A-Za-z]{3}", rest)
-    month_n = int(month.group(1)) if month else _MONTHS.get(named.group(0).lower(), 0) if named else 0
+    month_n = (
+        int(month.group(1)) if month else _MONTHS.get(named.group(0).lower(), 0) if named else 0
+    )
     day = re.search(r"(\d{1,2})\s*일|\b(\d{1,2})\b", rest)
     day_n = int(day.group(1) or day.group(2)) if day else 0
     return (float(year.group(0)), float(month_n), float(day_n))
@@ -274,7 +342,5 @@ def _shared_values(sentence: str, name: str, question: str) -> set[str]:
         return {w for w in words if w in COMMON_CAPITALISED and w not in _NOT_NATIONS}
     named = {s.text for s in typed_spans(sentence, "place")}
     return {
-        n.casefold()
-        for n in named
-        if asked in n.casefold() and n.casefold() not in name.casefold()
+        n.casefold() for n in named if asked in n.casefold() and n.casefold() not in name.casefold()
     }

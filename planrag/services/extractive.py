@@ -52,7 +52,8 @@ class Extractor:
     ) -> Reading:
         """The reader's reading; the evidence check runs on `search_text` (the plan's query,
         without time words) when given, and not at all without a floor. A comparison or a
-        yes/no question gets its choice or verdict (`comparisons.py`) when the passages settle it."""
+        yes/no question gets its choice or verdict (`comparisons.py`) when the passages settle
+        it."""
         reading = self.reader.read(
             question, passages, check=self._floor > 0, search_text=search_text
         )

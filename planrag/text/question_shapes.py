@@ -5,6 +5,8 @@
   named alternatives, and what is compared: a date (first, older, earlier, 먼저, 오래된 …) or a
   number (more, larger, 더 많은, 더 큰 …), with the direction that wins; otherwise neither (the
   alternative the passages tie to the question's other words wins).
+- `is_bridge(question)`: the question describes what it asks about through another name ("the
+  university where X was a professor", "X's brother"; English only).
 - `yes_no(question)`: "Are A and B both …?", "Were A and B from the same country?", "누리봇 S1과
   S2 모두 이천 공장에서 생산되나요?", "…는 500kg인가요?" → the named subjects (one or two),
   whether a shared attribute is asked ("same"/"같은"), and a value the question states.
@@ -34,6 +36,13 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class Shared:
+    """A question asking what two named subjects have in common."""
+
+    subjects: tuple[str, str]
+
+
+@dataclass(frozen=True)
 class YesNo:
     """A question answered yes or no about one or two named subjects."""
 
@@ -48,7 +57,9 @@ class YesNo:
 _EN_SMALLER_DATE = re.compile(
     r"\b(?:first|earlier|earliest|older|oldest|before|sooner|preceded)\b", re.I
 )
-_EN_LARGER_DATE = re.compile(r"\b(?:later|latest|younger|youngest|more recent(?:ly)?|newer)\b", re.I)
+_EN_LARGER_DATE = re.compile(
+    r"\b(?:later|latest|younger|youngest|more recent(?:ly)?|newer)\b", re.I
+)
 _EN_LARGER_NUMBER = re.compile(
     r"\b(?:more|most|larger|largest|bigger|biggest|higher|highest|taller|tallest|longer|"
     r"longest|greater|heavier|wider|deeper|faster)\b",
@@ -90,7 +101,7 @@ def _english_pair(question: str) -> tuple[str, str] | None:
 
 
 def _korean_pair(question: str) -> tuple[str, str] | None:
-    """"A와 B 중 …": the morphemes before the joining particle, and between it and 중."""
+    """ "A와 B 중 …": the morphemes before the joining particle, and between it and 중."""
     tokens = get_kiwi().tokenize(question)
     for i, token in enumerate(tokens):
         if token.form not in ("중", "가운데") or i < 3:
@@ -99,7 +110,8 @@ def _korean_pair(question: str) -> tuple[str, str] | None:
             (
                 j
                 for j in range(i - 2, 0, -1)
-                if tokens[j].tag == "JC" or (tokens[j].form in _KO_JOINING and tokens[j].tag[0] == "J")
+                if tokens[j].tag == "JC"
+                or (tokens[j].form in _KO_JOINING and tokens[j].tag[0] == "J")
             ),
             None,
         )
@@ -134,7 +146,9 @@ def _compared(question: str) -> tuple[Compared | None, bool]:
 
 
 def _clean(name: str) -> str:
-    name = re.sub(r"^(?:the\s+)?(?:films?|movies?|songs?|bands?|albums?)\s+", "", name.strip(), flags=re.I)
+    name = re.sub(
+        r"^(?:the\s+)?(?:films?|movies?|songs?|bands?|albums?)\s+", "", name.strip(), flags=re.I
+    )
     return name.strip(" \"'“”")
 
 
@@ -147,7 +161,20 @@ _EN_AUXILIARY = re.compile(
 _EN_SAME = re.compile(r"\b(?:same|both from|in common)\b", re.I)
 _KO_SAME = re.compile(r"같은|동일한|같나|같습니까|같아")
 # Question words: a question holding one asks for something, not a verdict.
-_KO_ASKING = ("누구", "무엇", "뭐", "어디", "언제", "어느", "어떤", "어떻", "몇", "얼마", "왜", "무슨")
+_KO_ASKING = (
+    "누구",
+    "무엇",
+    "뭐",
+    "어디",
+    "언제",
+    "어느",
+    "어떤",
+    "어떻",
+    "몇",
+    "얼마",
+    "왜",
+    "무슨",
+)
 _CONNECTOR = {"of", "the", "v.", "vs.", "de", "von", "van", "and", "from", "for", "in", "la", "le"}
 
 
@@ -165,7 +192,7 @@ def yes_no(question: str) -> YesNo | None:
 
 
 def _english_subjects(question: str) -> tuple[str, ...]:
-    """"Are A and B both …" / "Do both A and B …": the capitalised names after the verb."""
+    """ "Are A and B both …" / "Do both A and B …": the capitalised names after the verb."""
     rest = _EN_AUXILIARY.sub("", question, count=1)
     rest = re.sub(r"^\s*both\b", "", rest, flags=re.I)
     names = []
@@ -206,7 +233,7 @@ def _korean_verdict(question: str) -> bool:
 
 
 def _korean_subjects(question: str) -> tuple[str, ...]:
-    """"A와 B 모두/둘 다 …" → (A, B); otherwise the phrase before the topic particle."""
+    """ "A와 B 모두/둘 다 …" → (A, B); otherwise the phrase before the topic particle."""
     tokens = get_kiwi().tokenize(question)
     for i, token in enumerate(tokens):
         if token.form in ("모두", "둘") and i >= 3:
@@ -225,3 +252,63 @@ def _korean_subjects(question: str) -> tuple[str, ...]:
         second = question[join.start + join.len : topic.start].strip()
         return question[: join.start].strip(), second
     return (question[: topic.start].strip(),)
+
+
+# ------------------------------------------------------------------ in common
+
+
+_EN_SHARED = re.compile(
+    r"\bin common\b|\bboth\b|\b(?:what|which) (?:kinds?|types?|sorts?) of \w+ (?:are|were)\b", re.I
+)
+_EN_ASKING = re.compile(r"\b(?:what|which|who)\b", re.I)
+
+
+def shared(question: str) -> Shared | None:
+    """"What do A and B have in common?", "A and B are both what …?", "What kind of musicians
+    are A and B?" → (A, B); None for any other question (a yes/no "Are A and B both …?" too)."""
+    if comparison(question) is not None or _EN_AUXILIARY.search(question):
+        return None
+    if not (_EN_SHARED.search(question) and _EN_ASKING.search(question)):
+        return None
+    for joint in re.finditer(r"\s+and\s+", question):
+        first = _last_name_run(question[: joint.start()])
+        second = _name_run(question[joint.end() :])
+        if first and second and first.casefold() != second.casefold():
+            return Shared((first, second))
+    return None
+
+
+def _last_name_run(text: str) -> str:
+    """The run of capitalised words ending the text ("… both Hawker Hurricane")."""
+    words = text.split()
+    start = len(words)
+    while start > 0:
+        word = words[start - 1]
+        if word[:1].isupper() or (word[:1].isdigit() and start < len(words)):
+            start -= 1
+        elif word.casefold() in _CONNECTOR and start - 2 >= 0 and words[start - 2][:1].isupper():
+            start -= 1
+        else:
+            break
+    while start < len(words) and words[start].casefold() in _CONNECTOR:
+        start += 1
+    name = " ".join(words[start:]).strip(" ,?\"'")
+    return "" if name.casefold() in ("what", "which", "who") else name
+
+
+# ------------------------------------------------------------------ bridge
+
+
+_EN_BRIDGE = re.compile(
+    r"\b(?:the|a|an|this|that) (?:[\w-]+ ){0,3}?[\w-]+,? (?:where|that|which|who|whom|whose|"
+    r"in which|of which|at which|for which)\b|\w's (?!(?:been|a|an|the)\b)[a-z]+",
+    re.I,
+)
+
+
+def is_bridge(question: str) -> bool:
+    """Whether an English question asks about something it only describes through another
+    named thing — "the university where Tokarev was a professor", "Cale Gundy's brother": the
+    answer is one hop from the name. (Korean relative clauses, "…를 이끄는 대표이사", are
+    mostly no hop at all; Korean chains are the planner's steps.)"""
+    return not any("가" <= c <= "힣" for c in question) and bool(_EN_BRIDGE.search(question))

@@ -43,7 +43,11 @@ def test_comparison_shapes_in_english_and_korean() -> None:
     assert comparison("누리봇 S1과 S2 중 최대 적재 중량이 더 큰 것은?") == Comparison(
         ("누리봇 S1", "S2"), "number", True
     )
-    for other in ("Who founded Hanbit Robotics?", "한빛로보틱스의 대표는 누구인가?", "Tea or coffee"):
+    for other in (
+        "Who founded Hanbit Robotics?",
+        "한빛로보틱스의 대표는 누구인가?",
+        "Tea or coffee",
+    ):
         assert comparison(other) is None
 
 
@@ -54,10 +58,16 @@ def test_yes_no_shapes_in_english_and_korean() -> None:
     assert yes_no("Were Halldór Laxness and Timothy Leary from the same country?") == YesNo(
         ("Halldór Laxness", "Timothy Leary"), same=True
     )
-    assert yes_no("김도윤과 박지은은 같은 대학교를 졸업했나요?") == YesNo(("김도윤", "박지은"), True)
+    assert yes_no("김도윤과 박지은은 같은 대학교를 졸업했나요?") == YesNo(
+        ("김도윤", "박지은"), True
+    )
     assert yes_no("누리봇 S1과 S2는 모두 이천 공장에서 생산되나요?") == YesNo(("누리봇 S1", "S2"))
     assert yes_no("누리봇 S2의 최대 적재 중량은 500kg인가요?") is not None
-    for other in ("한빛로보틱스의 대표는 누구인가요?", "Who released it first, U2 or Jai?", "S2 가격은?"):
+    for other in (
+        "한빛로보틱스의 대표는 누구인가요?",
+        "Who released it first, U2 or Jai?",
+        "S2 가격은?",
+    ):
         assert yes_no(other) is None
 
 
@@ -91,7 +101,9 @@ def test_a_choice_without_a_compared_value_goes_to_the_alternative_the_words_fit
         passage(2, "Sapsali\n\nThe Sapsali is a shaggy Korean breed of dog. Traditionally, these "
                 "dogs were believed to dispel ghosts and evil spirits.", "Sapsali"),
     ]  # fmt: skip
-    question = "Which dog is believed to dispel ghosts and evil spirits, Segugio Italiano or Sapsali?"
+    question = (
+        "Which dog is believed to dispel ghosts and evil spirits, Segugio Italiano or Sapsali?"
+    )
     assert Extractor().answer(question, passages, None).startswith("Sapsali — ")
 
 
