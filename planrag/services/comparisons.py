@@ -181,7 +181,7 @@ def _common_words(reader: Reader, passages: Sequence[Passage]) -> set[str]:
     for p in passages:
         for word in {w.strip(".,;:()\"'").casefold() for w in p.content.split()}:
             counts[word] = counts.get(word, 0) + 1
-    return {w for w, c in counts.items() if c >= max(2, len(passages) / 3)}
+    return {w for w, c in counts.items() if c >= max(3, len(passages) / 3)}
 
 
 def read_verdict(
