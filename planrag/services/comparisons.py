@@ -23,13 +23,12 @@ import re
 from collections.abc import Sequence
 
 from planrag.services.answers import Passage, is_korean
+from planrag.services.passage_text import body_sentences
 from planrag.services.reader import Reader
 from planrag.services.reader_signals import sentence_key
 from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import AnswerType, typed_spans
-from planrag.text.entities import COMMON_CAPITALISED
-from planrag.services.passage_text import body_sentences
-from planrag.text.entities import find_mentions
+from planrag.text.entities import COMMON_CAPITALISED, find_mentions
 from planrag.text.question_shapes import Comparison, Shared, YesNo, comparison, shared, yes_no
 
 DEFINING = 3  # a subject's opening sentences, where what it is is said

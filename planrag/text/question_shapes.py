@@ -264,8 +264,9 @@ _EN_ASKING = re.compile(r"\b(?:what|which|who)\b", re.I)
 
 
 def shared(question: str) -> Shared | None:
-    """"What do A and B have in common?", "A and B are both what …?", "What kind of musicians
-    are A and B?" → (A, B); None for any other question (a yes/no "Are A and B both …?" too)."""
+    """The two subjects of "What do A and B have in common?", "A and B are both what …?",
+    "What kind of musicians are A and B?"; None for any other question (a yes/no "Are A and B
+    both …?" too)."""
     if comparison(question) is not None or _EN_AUXILIARY.search(question):
         return None
     if not (_EN_SHARED.search(question) and _EN_ASKING.search(question)):
@@ -284,9 +285,13 @@ def _last_name_run(text: str) -> str:
     start = len(words)
     while start > 0:
         word = words[start - 1]
-        if word[:1].isupper() or (word[:1].isdigit() and start < len(words)):
-            start -= 1
-        elif word.casefold() in _CONNECTOR and start - 2 >= 0 and words[start - 2][:1].isupper():
+        if (
+            word[:1].isupper()
+            or (word[:1].isdigit() and start < len(words))
+            or word.casefold() in _CONNECTOR
+            and start - 2 >= 0
+            and words[start - 2][:1].isupper()
+        ):
             start -= 1
         else:
             break
