@@ -20,6 +20,7 @@ The weights and why they were chosen are reported (`FusionInfo`).
 from __future__ import annotations
 
 import statistics
+from bisect import bisect_right
 
 from planrag.core.types import FusionInfo
 from planrag.executors.calibration import FLOOR, script_of
@@ -67,6 +68,12 @@ class HybridExecutor(BaseExecutor):
         return [legs.candidate(c, scores[c]) for c in order[: params.top_k]]
 
 
+def ranks(scores: dict[str, float]) -> dict[str, int]:
+    """Each chunk's rank by its score (1 + the number of chunks scored higher: ties share)."""
+    ordered = sorted(scores.values())
+    return {c: 1 + len(ordered) - bisect_right(ordered, s) for c, s in scores.items()}
+
+
 class _Legs:
     """Both legs' results, each candidate completed with the other leg's score."""
 
@@ -97,6 +104,11 @@ class _Legs:
         # Ordering uses BM25 unclipped (the shown score is clipped at 1, which ties the best).
         self.unclipped = ctx.stores.lexical.scores_for(
             ctx.kb.id, ctx.tokens, list(self.docs), clip=False
+        )
+        # Each leg's ranking of every candidate: what an answer's citations teach (feedback).
+        self.lexical_ranks = ranks({c: self.unclipped.get(c, 0.0) for c in self.docs})
+        self.dense_ranks = (
+            ranks({c: self.dense.get(c, 0.0) for c in self.docs}) if use_dense else {}
         )
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
@@ -131,6 +143,8 @@ class _Legs:
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
+            dense_rank=self.dense_ranks.get(chunk_id),
+            lexical_rank=self.lexical_ranks.get(chunk_id),
         )
 
 

@@ -108,6 +108,8 @@ class IndexingWorker:
             renewer.join()
         if not self._queue.finish(job.doc_id, self.name):
             log.warning("job %s was taken over by another worker meanwhile", job.doc_id)
+        elif self._queue.depth(job.kb_id) == 0:
+            self._ingestion.settled(job.kb_id)
 
     def _renew(self, doc_id: str, done: threading.Event) -> None:
         interval = max(self._settings.lease_s / 3, 0.05)

@@ -181,6 +181,7 @@ def test_candidates_below_the_baseline_keep_their_dense_order() -> None:
     legs.dense = {"far": 0.70, "near": 0.84, "word": 0.80}
     legs.lexical = legs.unclipped = {"word": 0.4}
     legs.scripts, legs.titles = {}, {}
+    legs.dense_ranks, legs.lexical_ranks = {}, {}
     keys = {c: legs.fused(c, fusion) for c in legs.docs}
     assert keys["near"] > keys["far"]
     assert keys["word"] > keys["near"]  # a word match still counts on top of its cosine
