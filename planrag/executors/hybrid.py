@@ -36,6 +36,9 @@ MIN_POOL = 40
 BELOW_BASE_SLOPE = 0.01
 # Legs whose scores spread less than this over the candidates are not re-weighted per query.
 MIN_SPREAD = 1e-6
+# A passage in another script than the query's, which BM25 scores 0, is ordered by its dense
+# score alone (as if the lexical leg agreed with it) instead of losing the lexical weight.
+CROSS_SCRIPT_IMPUTE = True
 
 
 @register
@@ -116,7 +119,20 @@ class _Legs:
         the cosine still counts, faintly (BELOW_BASE_SLOPE), so candidates under it keep their
         dense order instead of tying at 0. `candidate` shows it clamped to [0, 1]."""
         lexical = self.unclipped.get(chunk_id, 0.0)
-        return fusion.lexical_weight * lexical + fusion.dense_weight * self.scaled(chunk_id, fusion)
+        scaled = self.scaled(chunk_id, fusion)
+        if lexical <= 0.0 and fusion.dense_weight > 0.0 and self.foreign(chunk_id, fusion):
+            return (
+                scaled  # BM25 cannot read it: judged by the dense leg alone (CROSS_SCRIPT_IMPUTE)
+            )
+        return fusion.lexical_weight * lexical + fusion.dense_weight * scaled
+
+    def foreign(self, chunk_id: str, fusion: FusionInfo) -> bool:
+        """A passage in another script than the query's (a Korean question, an English
+        passage): no query word can match it, so a missing BM25 score says nothing about it."""
+        if not CROSS_SCRIPT_IMPUTE:
+            return False
+        script = self.scripts.get(chunk_id)
+        return script is not None and fusion.query_script not in (None, script)
 
     def scaled(self, chunk_id: str, fusion: FusionInfo) -> float:
         """The dense leg's score on the KB's scale (`rescale`), sloped faintly below 0."""

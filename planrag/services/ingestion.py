@@ -428,7 +428,7 @@ class IngestionService:
                 gone: Future[Document] = Future()
                 gone.set_exception(exc)
                 return gone
-            future = self._pool.submit(self.index, doc_id)
+            future = self._pool.submit(self._index_then_settle, doc_id, kb_id)
             self._pending[doc_id] = future
             self._kb_pending[kb_id] = self._kb_pending.get(kb_id, 0) + 1
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
@@ -467,8 +467,16 @@ class IngestionService:
                 self._bm25.index(kb_id)
             except Exception:
                 log.exception("BM25 rebuild of %s failed; the next search retries", kb_id)
-        if left <= 0:
+
+    def _index_then_settle(self, doc_id: str, kb_id: str) -> Document:
+        """A background job: the document, then, when it was the KB's last one queued, the
+        KB's settled state (inside the job, so whoever waits for the job waits for that too)."""
+        doc = self.index(doc_id)
+        with self._lock:
+            last = self._kb_pending.get(kb_id, 0) <= 1 and doc_id not in self._again
+        if last:
             self.settled(kb_id)
+        return doc
 
     def settled(self, kb_id: str) -> None:
         """Nothing of the KB is left to index (this process's queue, or the shared one's jobs

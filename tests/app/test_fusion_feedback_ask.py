@@ -38,13 +38,14 @@ def settled(served: Served, documents: int) -> None:
     """Wait for the KB's documents to be indexed and for the calibration that covers every
     chunk of them (made once nothing is left to index)."""
     deadline = time.monotonic() + 300
+    kb_id = kb(served)["id"]
     while True:
+        # the documents first: a KB read before them could predate the last one's completion
+        listed = httpx.get(f"{served.url}/api/knowledge-bases/{kb_id}/documents").json()
+        done = len(listed) == documents and all(d["status"] == "completed" for d in listed)
         found = kb(served)
         calibration = found.get("calibration") or {}
-        stats = found["stats"]
-        listed = httpx.get(f"{served.url}/api/knowledge-bases/{found['id']}/documents").json()
-        done = len(listed) == documents and all(d["status"] == "completed" for d in listed)
-        if done and calibration.get("chunk_count") == stats["chunk_count"]:
+        if done and calibration.get("chunk_count") == found["stats"]["chunk_count"]:
             return
         assert time.monotonic() < deadline, found
         time.sleep(0.2)
