@@ -30,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from bench.fusion import open_runtime  # noqa: E402
 from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
-from planrag.core.settings import E5_MODEL, Settings  # noqa: E402
+from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa: E402
 from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
 from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
@@ -198,6 +198,9 @@ def main() -> None:
     parser.add_argument("what", choices=["ko", "hotpot", "singlehop"])
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="a copy of the shared e5 ingestion (hotpot)"
+    )
     args = parser.parse_args()
     if args.what == "singlehop":
         run_singlehop()
@@ -214,7 +217,16 @@ def main() -> None:
         finally:
             runtime.close()
         return
-    runtime = open_runtime(args.model, 1)
+    if args.data_dir is None:
+        runtime = open_runtime(args.model, 1)
+    else:
+        runtime = Runtime.open(
+            Settings(  # type: ignore[call-arg]
+                _env_file=None,
+                data_dir=args.data_dir,
+                embedding=EmbeddingSettings(model=args.model, threads=1),
+            )
+        )
     try:
         run_hotpot(runtime, args.limit)
     finally:

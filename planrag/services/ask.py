@@ -52,6 +52,7 @@ from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
 from planrag.services.citation_check import check_citations, cited_sentences
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor, path_reading
+from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
@@ -249,7 +250,7 @@ class AskService:
         )
         self._owners = OwnershipResolver(metadata.engine)
         self._steps = AskSteps(
-            StepRunner(self._executor, settings.ask.max_passages),
+            StepRunner(self._executor, settings.ask.max_passages, GraphStepReader(retrieval)),
             self._stages,
             settings.planner.max_steps,
             settings.ask.steps_time_budget_s,
