@@ -503,10 +503,7 @@ class AskService:
         )
         if exists and not self._chat.configured:
             run.extractive = await self._stages.search(
-                lambda: (
-                    step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
-                    or self._extractive(question, plan, passages, readable)
-                )
+                lambda: self._chain_answer(question, plan, outcome, passages, readable)
             )
             exists = bool(run.extractive)  # one verdict
         run.record.timings_ms["steps"] = _ms(searching)
@@ -515,6 +512,33 @@ class AskService:
         run.record.stages = outcome.stages
         run.record.hits = [ResultHit.of(p) for p in passages]
         run.chained = (passages, exists)
+
+    def _chain_answer(
+        self,
+        question: str,
+        plan: SearchPlan,
+        outcome: StepsOutcome,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        """A chain's extractive answer: the bridge steps' sentences, then the answer reader's
+        reading of the last step's query (it names the bridge: "What is the population of
+        Nelson?") over every step's passages; an adaptive chain's last query is only search
+        words, so the question is read instead."""
+        steps = _answer_steps(outcome.results, plan.answer_from)
+        if not steps:
+            return self._extractive(question, plan, passages, readable)
+        last = steps[-1].record
+        final_id = plan.answer_from or (plan.steps[-1].id if plan.steps else None)
+        asked = last.query if last.id == final_id and not last.adaptive else question
+        unscoped = plan.model_copy(update={"query": None})
+        final = self._extractive(asked, unscoped, passages, readable)
+        if not final:
+            final = step_answer_text(steps[-1:], passages)
+        bridges = step_answer_text(steps[:-1], passages)
+        return " ".join(p for p in (bridges, final) if p) or self._extractive(
+            question, plan, passages, readable
+        )
 
     async def _answer_stage(
         self,
