@@ -2,7 +2,7 @@
 (planner → steps → search → extractive answer; no LLM), and how often the rule planner adds
 steps to single-hop questions.
 
-    python -m bench.multistep ko                  # tests/fixtures/ko_company/multihop.jsonl
+    python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go)
@@ -10,9 +10,9 @@ steps to single-hop questions.
 Per question: all-gold recall@10 (every supporting document among the 10 passages the answer is
 given: the merged passages of every step for multi-step, the search's for one step) and answer
 containment (the gold answer in the answer text); also all-gold@3 (the passages an answer
-leans on most), whether a step read the bridge entity, and how many steps the graph answered. "One step" is the same server with
-`PLANRAG_PLANNER__MAX_STEPS=1` (no rule steps, no adaptive step). Both sides give the answer
-10 passages (`PLANRAG_ASK__MAX_PASSAGES=10`).
+leans on most), whether a step read the bridge entity, and how many steps the graph answered.
+"One step" is the same server with `PLANRAG_PLANNER__MAX_STEPS=1` (no rule steps, no adaptive
+step). Both sides give the answer 10 passages (`PLANRAG_ASK__MAX_PASSAGES=10`).
 """
 
 from __future__ import annotations
@@ -151,12 +151,15 @@ def compare(
     return summary
 
 
-def ko_kb(runtime: Runtime) -> tuple[KnowledgeBase, dict[str, str]]:
-    """The fixture corpus in its own KB (ingested once); document id → file name."""
+def ko_kb(runtime: Runtime, graph: bool = False) -> tuple[KnowledgeBase, dict[str, str]]:
+    """The fixture corpus in its own KB (ingested once; `graph`: a KB with the rule-extracted
+    graph, ontology backend); document id → file name."""
+    name = "ko_company_graph" if graph else "ko_company"
     try:
-        kb = runtime.metadata.get_kb_by_name("ko_company")
+        kb = runtime.metadata.get_kb_by_name(name)
     except KnowledgeBaseNotFound:
-        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="ko_company"))
+        backend = "ontology" if graph else "none"
+        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name, graph_backend=backend))
     have = {d.filename for d in runtime.metadata.list_documents(kb.id)}
     files = [p for p in sorted(FIXTURES.glob("*.md")) if p.name != "README.md"]
     for path in files:
@@ -170,8 +173,8 @@ def ko_kb(runtime: Runtime) -> tuple[KnowledgeBase, dict[str, str]]:
     return kb, {d.id: d.filename for d in docs}
 
 
-def run_ko(runtime: Runtime, sides: tuple[str, ...], out: Path) -> None:
-    kb, names = ko_kb(runtime)
+def run_ko(runtime: Runtime, sides: tuple[str, ...], out: Path, graph: bool = False) -> None:
+    kb, names = ko_kb(runtime, graph)
     cases = [json.loads(line) for line in (FIXTURES / "multihop.jsonl").read_text().splitlines()]
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
@@ -222,6 +225,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sides", choices=["both", *SIDES], default="both")
     parser.add_argument("--out", type=Path, default=None, help="the result file")
+    parser.add_argument("--graph", action="store_true", help="ko: a KB with a graph (ontology)")
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="a copy of the shared e5 ingestion (hotpot)"
     )
@@ -239,7 +243,7 @@ def main() -> None:
         settings.embedding.threads = 1
         runtime = Runtime.open(settings)
         try:
-            run_ko(runtime, sides, out)
+            run_ko(runtime, sides, out, args.graph)
         finally:
             runtime.close()
         return
