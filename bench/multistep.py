@@ -5,7 +5,8 @@ steps to single-hop questions.
     python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
-    (--sides one-step|multi-step: one side only; --out FILE: where the rows go)
+    (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
+    the questions the rule planner or the adaptive step may give steps)
 
 Per question: all-gold recall@10 (every supporting document among the 10 passages the answer is
 given: the merged passages of every step for multi-step, the search's for one step) and answer
@@ -179,7 +180,9 @@ def run_ko(runtime: Runtime, sides: tuple[str, ...], out: Path, graph: bool = Fa
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
-def run_hotpot(runtime: Runtime, limit: int | None, sides: tuple[str, ...], out: Path) -> None:
+def run_hotpot(
+    runtime: Runtime, limit: int | None, sides: tuple[str, ...], out: Path, gated: bool = False
+) -> None:
     """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
     data = json.loads(all_datasets()["hotpotqa_200"].read_text())
     kb = runtime.metadata.get_kb_by_name("set-hotpotqa_200")
@@ -192,6 +195,8 @@ def run_hotpot(runtime: Runtime, limit: int | None, sides: tuple[str, ...], out:
         for q, text in data["queries"].items()
         if set(data["qrels"][q]) <= have
     ][:limit]
+    if gated:  # the others run the same code on both sides (no rule steps, no adaptive gate)
+        cases = [c for c in cases if may_chain(c["question"])]
     print(f"{len(cases)} questions, {len(docs)} paragraphs in the KB", flush=True)
     print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out, sides), indent=1))
 
@@ -227,6 +232,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="the result file")
     parser.add_argument("--graph", action="store_true", help="ko: a KB with a graph (ontology)")
     parser.add_argument(
+        "--gated",
+        action="store_true",
+        help="hotpot: only the questions shaped like a chain (planner.chains.may_chain); the "
+        "others get no step on either side, so both sides run the same code for them",
+    )
+    parser.add_argument(
         "--data-dir", type=Path, default=None, help="a copy of the shared e5 ingestion (hotpot)"
     )
     args = parser.parse_args()
@@ -258,7 +269,7 @@ def main() -> None:
             )
         )
     try:
-        run_hotpot(runtime, args.limit, sides, out)
+        run_hotpot(runtime, args.limit, sides, out, args.gated)
     finally:
         runtime.close()
 
