@@ -22,7 +22,9 @@ Per set: the share whose lead (the answer up to its first citation) holds the go
 share holding it anywhere, false "not found" (the answer says nothing was found, or
 `exist_in_post_status.exists` is false, while the gold document is the first hit), verdict
 disagreements (`exists` true but the answer says nothing was found, or the reverse), and the mean
-and median answer length in characters. Gold matching folds case and ignores spaces and commas.
+and median answer length in characters. Gold matching folds case and ignores spaces and commas;
+a Latin gold of three characters or fewer ("no", "U2") must be a whole word, and a "not found"
+answer holds no gold (before session 8, "no" was found in "I found no documents").
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import time
 from pathlib import Path
@@ -169,6 +172,22 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in text.casefold() if not ch.isspace() and ch != ",")
 
 
+def gold_in(golds: list[str], text: str) -> bool:
+    """Whether any gold answer is in the text: folded (case, spaces, commas), a short gold
+    ("no", "U2", "8") as a whole word, so "no" is not found in "known" or "I found no …"."""
+    folded = _fold(text)
+    words = set(re.findall(r"\w+", text.casefold()))
+    for gold in golds:
+        if not gold:
+            continue
+        if len(gold) <= 3 and gold.isascii() and gold.isalnum():
+            if gold.casefold() in words:
+                return True
+        elif _fold(gold) in folded:
+            return True
+    return False
+
+
 def lead_of(answer: str) -> str:
     cut = answer.find("[")
     while cut != -1 and not answer[cut + 1 : cut + 2].isdigit():
@@ -184,8 +203,8 @@ def score(
     first = files.get(hits[0]["doc_id"]) if hits else None
     exists = bool(events.get("exist_in_post_status", {}).get("exists"))
     said_none = any(p in answer for p in NOT_FOUND)
-    golds = [_fold(g) for g in question["golds"] if g]
-    lead = _fold(lead_of(answer))
+    golds = [g for g in question["golds"] if g]
+    shown = "" if said_none else answer  # "I found no documents" answers nothing
     passages = {p["n"]: p for p in events.get("context", {}).get("passages", [])}
     cited = next(iter(events.get("end", {}).get("citations", [])), None)
     lead_doc = (
@@ -196,8 +215,8 @@ def score(
         "question": question["question"],
         "golds": question["golds"],
         "answer": answer,
-        "in_lead": any(g in lead for g in golds) if golds else None,
-        "anywhere": any(g in _fold(answer) for g in golds) if golds else None,
+        "in_lead": gold_in(golds, lead_of(shown)) if golds else None,
+        "anywhere": gold_in(golds, shown) if golds else None,
         "gold_first": first in question["gold_docs"],
         "lead_from_gold": lead_doc in question["gold_docs"] if lead_doc else False,
         "not_found": said_none or not exists,

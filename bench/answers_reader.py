@@ -27,7 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.answers import SHARED, _fold, lead_of, load_set, summarise  # noqa: E402
+from bench.answers import SHARED, gold_in, lead_of, load_set, summarise  # noqa: E402
 from bench.report import RESULTS_DIR, log, machine, write_json  # noqa: E402
 from planrag.services.answers import Passage  # noqa: E402
 from planrag.services.extractive import Extractor  # noqa: E402
@@ -78,7 +78,7 @@ def run_set(name: str, shared: Path, limit: int, answerer: Extractor) -> dict[st
 def _row(
     question: dict[str, Any], passages: list[Passage], relevant: bool, answer: str
 ) -> dict[str, Any]:
-    golds = [_fold(g) for g in question["golds"] if g]
+    golds = [g for g in question["golds"] if g]
     cited = answer[answer.find("[") + 1 : answer.find("]")] if "[" in answer else ""
     lead_doc = passages[int(cited) - 1].doc_id if cited.isdigit() else None
     return {
@@ -86,8 +86,8 @@ def _row(
         "question": question["question"],
         "golds": question["golds"],
         "answer": answer,
-        "in_lead": any(g in _fold(lead_of(answer)) for g in golds) if golds else None,
-        "anywhere": any(g in _fold(answer) for g in golds) if golds else None,
+        "in_lead": gold_in(golds, lead_of(answer)) if golds else None,
+        "anywhere": gold_in(golds, answer) if golds else None,
         "gold_first": bool(passages) and passages[0].doc_id in question["gold_docs"],
         "lead_from_gold": lead_doc in question["gold_docs"],
         "not_found": not (relevant and answer),

@@ -396,6 +396,13 @@ class GraphTriple(BaseModel):
     source: str
     type: str
     target: str
+    sentence: str = Field(
+        default="", description="the sentence the relation was read from ('' if none was kept)"
+    )
+    extracted_by: str = Field(
+        default="", description="who found it: rule, llm or both ('' if not kept)"
+    )
+    documents: list[str] = Field(default_factory=list, description="the documents stating it")
 
 
 class GraphMatchInfo(BaseModel):

@@ -36,7 +36,15 @@ from planrag.core.types import (
 from planrag.executors.context import Candidate, QueryContext, SearchParams
 from planrag.executors.graph_paths import ChunkTexts, PathFinder, on_path
 from planrag.executors.graph_questions import QuestionReader, rule_reading
-from planrag.stores.graph import DEFAULT_RELATION, Edge, Entity, GraphStore, Mention
+from planrag.stores.graph import (
+    DEFAULT_RELATION,
+    Edge,
+    Entity,
+    GraphStore,
+    Mention,
+    RelationProvenance,
+    Triple,
+)
 from planrag.stores.restricted_graph import restricted
 from planrag.text.entities import HANGUL, normalize
 from planrag.text.relation_cues import relation_chain
@@ -94,6 +102,8 @@ class GraphResult:
     reached: dict[str, float] = field(default_factory=dict)
     entities: list[Entity] = field(default_factory=list)  # matched, then reached, best first
     edges: list[Edge] = field(default_factory=list)  # traversed, best first
+    # where the shown relations were read (spec 001's provenance), by (source, type, target) key
+    provenance: dict[Triple, RelationProvenance] = field(default_factory=dict)
 
 
 class GraphSearch:
@@ -161,6 +171,7 @@ class GraphSearch:
             GraphTriple(source=e.source.name, type=e.type, target=e.target.name)
             for e in edges[:MAX_TRIPLES_SHOWN]
         ]
+        provenance = self._provenance(kb_id, edges, meta)
         meta.expanded_entities = [named[k] for k in reached if k not in seeds][:100]
         hits = self._score_chunks(kb_id, reached, named, depth, limit, meta.queries)
         meta.graph_chunks = len(hits)
@@ -171,9 +182,31 @@ class GraphSearch:
         entities = [known[k] for k in sorted(reached, key=lambda k: -reached[k]) if k in known]
         if not hits:
             result = self._nothing(meta, "the matched entities have no source chunks")
-            result.entities, result.edges = entities, edges
+            result.entities, result.edges, result.provenance = entities, edges, provenance
             return result
-        return GraphResult(hits, meta, reached, entities, edges)
+        return GraphResult(hits, meta, reached, entities, edges, provenance)
+
+    def _provenance(
+        self, kb_id: str, edges: list[Edge], meta: GraphMetadata
+    ) -> dict[Triple, RelationProvenance]:
+        """The shown relations' and the path's sentences, extractors and documents, read in
+        one store call and written into their triples."""
+        by_names = {(e.source.name, e.type, e.target.name): e for e in edges}
+        shown = [*meta.triples, *(meta.path.triples if meta.path else [])]
+        wanted = {
+            (t.source, t.type, t.target): (e.source.key, e.type, e.target.key)
+            for t in shown
+            if (e := by_names.get((t.source, t.type, t.target))) is not None
+        }
+        if not wanted:
+            return {}
+        found = {p.triple: p for p in self._store.provenance(kb_id, list(wanted.values()))}
+        for triple in shown:
+            kept = found.get(wanted.get((triple.source, triple.type, triple.target), ("", "", "")))
+            if kept is not None:
+                triple.sentence, triple.extracted_by = kept.sentence, kept.extracted_by
+                triple.documents = list(dict.fromkeys(s.doc_id for s in kept.sources))
+        return found
 
     @staticmethod
     def _nothing(meta: GraphMetadata, reason: str) -> GraphResult:

@@ -3,8 +3,10 @@ one key with the other names kept as aliases.
 
 - A surname with a title ("김 대표", "최 수석") is the person of that surname the document named
   last before it (or first after it), preferring one who carried the same title.
-- ㈜ / (주) / 주식회사 variants are one company (`planrag.text.named_entities` drops the mark and
-  keeps the full form as an alias).
+- ㈜ / (주) / 주식회사 variants are one company: `planrag.text.named_entities` drops ㈜ and
+  주식회사 and keeps the full form as an alias; "X(주)", "X (주)" and "(주)X" (`company_marks`)
+  type X as an organisation, keep the marked form as an alias, and blank the mark like a bracket
+  so "X(주)는 …" reads as "X는 …" for the relation patterns.
 - A name followed by another in parentheses ("한빛로보틱스(Hanbit Robotics)", "박지은(Park
   Ji-eun)") — the bracketed name is an alias of the first. A role in brackets
   ("최고기술책임자(CTO)") is no name.
@@ -23,10 +25,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from planrag.text.entities import normalize
+from planrag.text.name_lexicon import SURNAMES
 from planrag.text.named_entities import CONCEPT, MAYBE_PERSON, ORG, PERSON, PRODUCT, Named
 
-BRACKETED = re.compile(r"\(([^()]{2,40})\)")
-_NOT_ALIASES = frozenset(("CTO", "CEO", "CFO", "COO", "주", "구", "현", "전", "가칭", "약칭"))
+# A bracket that may hold another name, or a company mark: "(주)" 주식회사, "(유)" 유한회사.
+BRACKETED = re.compile(r"\(([^()]{2,40}|[주유])\)")
+COMPANY_MARK = re.compile(r"\([주유]\)|㈜")
+_NOT_ALIASES = frozenset(("CTO", "CEO", "CFO", "COO", "주", "유", "구", "현", "전", "가칭", "약칭"))
 
 
 @dataclass
@@ -36,6 +41,7 @@ class Canonical:
     name: str
     type: str
     aliases: list[str] = field(default_factory=list)
+    prefix: str = ""  # a person named only by a short form: what the full name begins with
 
 
 def mask_brackets(sentence: str) -> tuple[str, list[tuple[int, str]]]:
@@ -58,6 +64,29 @@ def bracket_aliases(names: list[Named], brackets: list[tuple[int, str]], offset:
         for named in names:
             if named.end - offset == opens and normalize(inner) != normalize(named.name):
                 named.aliases.append(inner)
+
+
+def company_marks(names: list[Named], sentence: str, offset: int) -> None:
+    """A name a "(주)" / "(유)" mark follows ("대한물류(주)", "대한물류 (주)") or precedes
+    ("(주)대한물류") is a company: typed ORGANIZATION unless something else typed it, with the
+    marked spelling as an alias (the mark itself is blanked like a bracket, so the name and its
+    particle read as one: "대한물류(주)는" → "대한물류는")."""
+    for mark in COMPANY_MARK.finditer(sentence):
+        if mark.group(0) == "㈜":
+            continue  # joined to its company by the word reader (`named_entities`)
+        before = len(sentence[: mark.start()].rstrip())
+        after = mark.end() + len(sentence[mark.end() :]) - len(sentence[mark.end() :].lstrip())
+        for named in names:
+            if named.end - offset == before and named.end > named.start:
+                spelled = sentence[named.start - offset : mark.end()]  # as written
+            elif named.start - offset == after:
+                spelled = sentence[mark.start() : named.end - offset]
+            else:
+                continue
+            if named.type in ("", CONCEPT, MAYBE_PERSON):
+                named.type = ORG
+            if named.type == ORG and spelled not in named.aliases:
+                named.aliases.append(spelled)
 
 
 def resolve(mentions: list[Named]) -> dict[str, Canonical]:
@@ -85,12 +114,29 @@ def resolve(mentions: list[Named]) -> dict[str, Canonical]:
         if not entry.type:
             entry.type = _default_type(entry.name, products)
     _merge_prefixes(canon)
+    for entry in canon.values():
+        if entry.type == PERSON and _short_name(entry.name, people):
+            entry.prefix = entry.name  # "최민": a full name elsewhere in the KB may extend it
     for m in mentions:
         if m.surname:
             person = _person_of(m, people)
             if person is not None:
                 canon[surname_key(m)] = canon[normalize(person.name)]
+            elif m.title:  # "김 대표" and no 김 in the document: another document may name him
+                canon[surname_key(m)] = canon.setdefault(
+                    normalize(f"{m.name} {m.title}"),
+                    Canonical(f"{m.name} {m.title}", PERSON, prefix=m.name),
+                )
     return canon
+
+
+def _short_name(name: str, people: list[Named]) -> bool:
+    """A two-syllable Korean person's name ("최민") no longer name of the document extends."""
+    return (
+        re.fullmatch(r"[가-힣]{2}", name) is not None
+        and name[0] in SURNAMES
+        and not any(p.name != name and p.name.startswith(name) for p in people)
+    )
 
 
 def surname_key(mention: Named) -> str:

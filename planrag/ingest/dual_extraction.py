@@ -64,7 +64,7 @@ def merge_graphs(rules: ChunkGraph, llm: ChunkGraph) -> ChunkGraph:
             source=source,
             target=target,
             type=rel.type,
-            sentence=sentences.get(frozenset((source, target)), ""),
+            sentence=sentences.get(frozenset((source, target))) or rel.sentence,
             extracted_by=[LLM],
         )
     typed = {frozenset((s, t)) for s, type_, t in relations if type_ != DEFAULT_RELATION and s != t}

@@ -34,6 +34,7 @@ from planrag.stores.graph import (
     relation_type,
 )
 from planrag.text.entities import HANGUL, Mention, clean_name, normalize
+from planrag.text.korean import split_sentences
 
 Progress = Callable[[int, int], None]
 
@@ -190,13 +191,22 @@ def to_chunk_graph(chunk: ChunkText, found: LLMChunkExtraction) -> ChunkGraph:
     for entity in found.entities:
         add(entity.name, entity.type)
     relations: dict[tuple[str, str, str], Relation] = {}
+    sentences = [chunk.text[s:e].strip() for s, e in split_sentences(chunk.text)]
     for rel in found.relations:
         source, target = add(rel.source), add(rel.target)
         if source and target and source != target:
             type_ = canonical_relation(rel.relation)
+            ends = (clean_name(rel.source), clean_name(rel.target))
+            said = next((s for s in sentences if all(n in s for n in ends)), "")
             relations.setdefault(
                 (source, type_, target),
-                Relation(source=source, target=target, type=type_, extracted_by=["llm"]),
+                Relation(
+                    source=source,
+                    target=target,
+                    type=type_,
+                    sentence=said[:1000],
+                    extracted_by=["llm"],
+                ),
             )
     return ChunkGraph(
         chunk_id=chunk.chunk_id,

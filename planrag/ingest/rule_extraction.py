@@ -21,6 +21,7 @@ from planrag.ingest.aliases import (
     BRACKETED,
     Canonical,
     bracket_aliases,
+    company_marks,
     mask_brackets,
     resolve,
     surname_key,
@@ -127,6 +128,7 @@ def _read_korean(chunk: int, sentence: str, offset: int) -> _Sentence:
         named.start += offset
         named.end += offset
     bracket_aliases(names, brackets, offset)
+    company_marks(names, sentence, offset)
     joined, shifted = _joined(sentence, masked, names, offset)
     found = _patterns(joined, shifted, offset)
     skel = skeleton(joined, shifted, offset)
@@ -146,10 +148,12 @@ def _joined(sentence: str, masked: str, names: list[Named], offset: int) -> tupl
     (주)는" reads "한빛로보틱스는"), and the names shifted to it (copies: the names keep their
     offsets in the sentence)."""
     cuts = []
+    starts = {n.start - offset for n in names}
     for m in BRACKETED.finditer(sentence):
         before = len(sentence[: m.start()].rstrip())  # "한빛로보틱스 (주)는": the space goes too
         if (
             before > 0
+            and m.end() not in starts  # "(주)대한물류": the mark opens the name
             and m.end() < len(sentence)
             and not sentence[m.end()].isspace()
             and masked[before : m.end()].isspace()
@@ -157,8 +161,8 @@ def _joined(sentence: str, masked: str, names: list[Named], offset: int) -> tupl
             cuts.append((before, m.end()))
     if not cuts:
         return masked, names
-    starts, ends = [0] + [e for _, e in cuts], [s for s, _ in cuts] + [len(masked)]
-    joined = "".join(masked[a:b] for a, b in zip(starts, ends, strict=True))
+    froms, tos = [0] + [e for _, e in cuts], [s for s, _ in cuts] + [len(masked)]
+    joined = "".join(masked[a:b] for a, b in zip(froms, tos, strict=True))
 
     def moved(position: int) -> int:
         return position - sum(e - s for s, e in cuts if e <= position - offset)
@@ -281,7 +285,11 @@ def _chunk_graph(
             if entry and key and key not in entities:
                 aliases = [a for a in dict.fromkeys(entry.aliases) if normalize(a) != key]
                 entities[key] = Entity(
-                    key=key, name=entry.name[:500], type=entry.type or CONCEPT, aliases=aliases
+                    key=key,
+                    name=entry.name[:500],
+                    type=entry.type or CONCEPT,
+                    aliases=aliases,
+                    prefix=entry.prefix,
                 )
         for h, t, type_ in sentence.relations:
             source, target = keys[h], keys[t]
@@ -291,7 +299,13 @@ def _chunk_graph(
                 continue
             relations.setdefault(
                 (source, type_, target),
-                Relation(source=source, target=target, type=type_, sentence=sentence.text[:1000]),
+                Relation(
+                    source=source,
+                    target=target,
+                    type=type_,
+                    sentence=sentence.text[:1000],
+                    extracted_by=["rule"],
+                ),
             )
     return ChunkGraph(
         chunk_id=chunk.chunk_id,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from planrag.core.types import GraphPath
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage
+from planrag.services.comparisons import shaped_reading
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader import Reader, Reading, ReadSentence
 from planrag.services.summaries import summarize
@@ -40,15 +41,26 @@ class Extractor:
         self._floor = floor
 
     def relevant(self, question: str, passages: list[Passage]) -> bool:
-        """Whether any passage passes the evidence check."""
-        return bool(self.reader.evidence(question, passages))
+        """Whether any passage passes the evidence check, or, for a comparison or a yes/no
+        question about named subjects, whether the passages settle it (each subject's own)."""
+        if self.reader.evidence(question, passages):
+            return True
+        return self._floor > 0 and shaped_reading(self.reader, question, passages) is not None
 
     def read(
         self, question: str, passages: list[Passage], search_text: str | None = None
     ) -> Reading:
         """The reader's reading; the evidence check runs on `search_text` (the plan's query,
-        without time words) when given, and not at all without a floor."""
-        return self.reader.read(question, passages, check=self._floor > 0, search_text=search_text)
+        without time words) when given, and not at all without a floor. A comparison or a
+        yes/no question gets its choice or verdict (`comparisons.py`) when the passages settle
+        it."""
+        reading = self.reader.read(
+            question, passages, check=self._floor > 0, search_text=search_text
+        )
+        # A choice or a verdict is its own evidence: every subject it names has its passage,
+        # which holds the subject's name though not the question's other words ("from the
+        # same country" is in no passage).
+        return shaped_reading(self.reader, question, passages) or reading
 
     def answer(
         self,

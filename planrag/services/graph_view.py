@@ -14,7 +14,15 @@ from planrag.core.types import KnowledgeBase
 from planrag.executors.graph import GraphSearch
 from planrag.services.auth import Principal
 from planrag.services.ownership import OwnershipResolver
-from planrag.stores.graph import DEFAULT_TYPE, Edge, Entity, GraphStore, entity_key
+from planrag.stores.graph import (
+    DEFAULT_TYPE,
+    Edge,
+    Entity,
+    GraphStore,
+    RelationProvenance,
+    Triple,
+    entity_key,
+)
 from planrag.stores.graphs import GraphStores
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.restricted_graph import restricted
@@ -38,6 +46,11 @@ class GraphEdge(BaseModel):
     source: str
     target: str
     type: str
+    sentence: str = Field(
+        default="", description="the sentence it was read from ('' when none was kept)"
+    )
+    extracted_by: str = Field(default="", description="rule, llm or both ('' when not kept)")
+    documents: list[str] = Field(default_factory=list, description="ids of documents stating it")
 
 
 class GraphNeighbourhood(BaseModel):
@@ -182,8 +195,19 @@ class GraphExplorer:
             )
             for e in entities
         ]
+        read = {p.triple: p for p in store.provenance(kb_id, list(edges))}
         links = [
-            GraphEdge(source=e.source.id, target=e.target.id, type=e.type) for e in edges.values()
+            GraphEdge(
+                source=e.source.id,
+                target=e.target.id,
+                type=e.type,
+                sentence=read[key].sentence if key in read else "",
+                extracted_by=read[key].extracted_by if key in read else "",
+                documents=list(dict.fromkeys(s.doc_id for s in read[key].sources))
+                if key in read
+                else [],
+            )
+            for key, e in edges.items()
         ]
         return GraphNeighbourhood(
             kb_id=kb_id, center=center, nodes=nodes, edges=links, truncated=truncated
@@ -196,16 +220,17 @@ class GraphExplorer:
         hops: int = 2,
         limit: int = 20,
         documents: frozenset[str] | None = None,
-    ) -> tuple[list[Entity], list[Edge]]:
+    ) -> tuple[list[Entity], list[Edge], dict[Triple, RelationProvenance]]:
         """The entities and relations a question reaches in a KB's graph (spec 004's
-        background_search); nothing for a KB without a graph. `documents` (a per-user KB: the
-        asker's) are the only ones whose entities and relations it may name."""
+        background_search), with where each relation was read; nothing for a KB without a
+        graph. `documents` (a per-user KB: the asker's) are the only ones whose entities,
+        relations and sentences it may name."""
         store = self._graphs.for_kb(kb.graph_backend)
         if store is None:
-            return [], []
+            return [], [], {}
         store = restricted(store, documents)
         result = GraphSearch(store, kb.graph_backend).search(kb.id, question, hops, limit)
-        return result.entities[:limit], result.edges[:limit]
+        return result.entities[:limit], result.edges[:limit], result.provenance
 
     def describe(
         self, kb: KnowledgeBase, entities: list[Entity], documents: frozenset[str] | None = None

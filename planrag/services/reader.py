@@ -30,26 +30,37 @@ read (a smoothed idf).
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from planrag.llm.e5 import is_e5
 from planrag.llm.embedders import Embedder
 from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences, plain_text
+from planrag.services.reader_signals import (
+    ANSWER_BUDGET,
+    Candidate,
+    ReadQuestion,
+    confidence,
+    model_match,
+    rarity,
+    sentence_key,
+    support,
+    weighted_share,
+)
+from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import AnswerType, answer_type, model_codes, typed_spans
 from planrag.text.entities import find_mentions
+from planrag.text.question_shapes import is_bridge
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
+
+__all__ = ["Reader", "Reading", "ReadSentence", "read"]
 
 READ_PASSAGES = 5  # passages whose sentences are read
 MAX_SENTENCES = 60  # sentences scored
-MAX_SUPPORT = 2
-ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
 MIN_SENTENCE_CHARS = 8
 CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to be evidence
 # The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
@@ -59,68 +70,9 @@ SHORTLIST = 12  # sentences of the question's language scored with e5 (half as m
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
+BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
+BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
-
-
-class ReadSentence(BaseModel):
-    text: str
-    n: int = Field(description="the passage's number, cited as [n]")
-    score: float
-
-
-class Reading(BaseModel):
-    """What the reader found: the lead sentence answers, `span` is the answer inside it."""
-
-    question: str
-    answer_type: AnswerType
-    lead: ReadSentence | None = None
-    passage: Passage | None = None
-    span: str | None = None
-    confidence: float = 0.0
-    support: list[ReadSentence] = Field(default_factory=list)
-    evidence: list[int] = Field(default_factory=list, description="passages passing the check")
-
-    @property
-    def found(self) -> bool:
-        return self.lead is not None
-
-    def text(self) -> str:
-        """The answer: the lead sentence and its support, each cited; "" when nothing found."""
-        if self.lead is None:
-            return ""
-        return " ".join(f"{s.text} [{s.n}]" for s in [self.lead, *self.support])
-
-
-@dataclass
-class _Candidate:
-    rank: int
-    n: int
-    position: int
-    text: str
-    terms: set[str]
-    carried_codes: set[str]  # model codes of the sentence, or of the last one naming any
-    own_codes: set[str]
-    seen: set[str]  # terms of the passage's title and sentences up to this one (its topic)
-    context: float = 0.0  # the passage's share of the question terms
-    bridge: bool = False  # the passage is one hop from the question's entities
-    similarity: float = 0.0
-    features: dict[str, float] = field(default_factory=dict)
-    score: float = 0.0
-
-
-@dataclass(frozen=True)
-class _Question:
-    text: str
-    terms: set[str]
-    entities: list[set[str]]
-    codes: set[str]
-    kind: AnswerType
-
-    @property
-    def asked(self) -> set[str]:
-        """The terms saying what is asked about the entities (all terms if nothing else)."""
-        named = set().union(*self.entities) if self.entities else set()
-        return (self.terms - named) or self.terms
 
 
 class Reader:
@@ -145,7 +97,7 @@ class Reader:
         """The content terms of a question (generic request words left out)."""
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def _question(self, question: str, kind: AnswerType) -> _Question:
+    def _question(self, question: str, kind: AnswerType) -> ReadQuestion:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -154,7 +106,8 @@ class Reader:
             terms = self.terms(mention.name)
             if terms:
                 entities.append(terms)
-        return _Question(question, self.terms(question), entities, codes, kind)
+        terms = self.terms(question)
+        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question))
 
     # ------------------------------------------------------------------ evidence
 
@@ -192,12 +145,14 @@ class Reader:
         passages: Sequence[Passage],
         check: bool = True,
         search_text: str | None = None,
+        kind: AnswerType | None = None,
     ) -> Reading:
         """The best sentence of the passages for the question; with `check`, nothing unless a
-        passage passes the evidence check (on `search_text` when given: a plan's query)."""
+        passage passes the evidence check (on `search_text` when given: a plan's query). `kind`
+        overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, answer_type(question))
+        q = self._question(search_text or question, kind or answer_type(question))
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -213,11 +168,12 @@ class Reader:
         reading.lead = ReadSentence(text=lead.text, n=lead.n, score=round(lead.score, 4))
         reading.passage = by_n[lead.n]
         reading.span = self._span(q, lead.text)
-        reading.confidence = _confidence(q, lead)
-        reading.support = _support(q, lead, ranked[1:])
+        reading.headline = self._headline(q, lead.text, by_n[lead.n])
+        reading.confidence = confidence(q, lead)
+        reading.support = support(q, lead, ranked[1:])
         return reading
 
-    def _bridges(self, q: _Question, passages: list[Passage]) -> set[int]:
+    def _bridges(self, q: ReadQuestion, passages: list[Passage]) -> set[int]:
         """The passages one hop from the question's entities: their title, not itself one of
         the question's names, is named in a passage that names them ("the city Munsonville is
         in" → the passage titled "Nelson, New Hampshire", which Munsonville's passage names)."""
@@ -235,26 +191,27 @@ class Reader:
                 bridges.add(p.n)
         return bridges
 
-    def _candidates(self, q: _Question, passages: list[Passage]) -> list[_Candidate]:
+    def _candidates(self, q: ReadQuestion, passages: list[Passage]) -> list[Candidate]:
         seen: set[str] = set()
-        found: list[_Candidate] = []
+        found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
             context = self.coverage(q.terms, passage) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
+            title_key = sentence_key(passage.title or "") or None  # a title line says nothing
             sentences = body_sentences(passage.content)
             term_lists = self._tokenizer.tokenize_many(sentences)
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 own = model_codes(sentence)
                 carried = own or carried
                 seen_terms = seen_terms | set(terms)
-                key = "".join(ch for ch in sentence.casefold() if ch.isalnum())
-                if len(sentence) < MIN_SENTENCE_CHARS or key in seen:
+                key = sentence_key(sentence)
+                if len(sentence) < MIN_SENTENCE_CHARS or key in seen or key == title_key:
                     continue
                 seen.add(key)
                 found.append(
-                    _Candidate(
+                    Candidate(
                         rank,
                         passage.n,
                         position,
@@ -271,7 +228,7 @@ class Reader:
                     return found
         return found
 
-    def _score(self, q: _Question, candidates: list[_Candidate]) -> None:
+    def _score(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
         """Every signal but e5 for all sentences; then e5 for a shortlist (the best of each
         language), and the shortlist scored again with it."""
         self._score_all(q, candidates)
@@ -290,13 +247,13 @@ class Reader:
             if all(c is not s for s in shortlist):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
-    def _score_all(self, q: _Question, candidates: list[_Candidate]) -> None:
-        rarity = _rarity(q.asked, candidates)
+    def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
+        weights = rarity(q.asked, candidates)
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = _weighted_share(q.asked, c.terms, rarity)
+            f["lexical"] = weighted_share(q.asked, c.terms, weights)
             f["context"] = c.context
             f["entities"] = (
                 sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
@@ -304,30 +261,30 @@ class Reader:
                 if q.entities
                 else 0.0
             )
-            f["model"] = _model_match(q.codes, c)
+            f["model"] = model_match(q.codes, c)
             f["type"] = self._type_match(q, c.text)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
-                + 1.5 * f["entities"]
+                + (BRIDGED_ENTITIES if q.bridged else 1.5) * f["entities"]
                 + f["model"]
                 + f["type"]
                 + SIMILARITY_WEIGHT * f["similarity"]
-                + BRIDGE_WEIGHT * f["bridge"]
+                + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
             )
 
-    def _type_match(self, q: _Question, sentence: str) -> float:
+    def _type_match(self, q: ReadQuestion, sentence: str) -> float:
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
         return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
 
-    def _answer_spans(self, q: _Question, sentence: str) -> list[str]:
+    def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """Spans of the expected type that the question does not already name."""
         spans = []
         for span in typed_spans(sentence, q.kind):
@@ -339,7 +296,31 @@ class Reader:
                 spans.append(span.text)
         return spans
 
-    def _span(self, q: _Question, sentence: str) -> str | None:
+    def _headline(self, q: ReadQuestion, sentence: str, passage: Passage) -> str | None:
+        """The short answer to open with, where it is clear: the one span of the asked type
+        the sentence holds (not at its start), or, for an English sentence opening with a
+        pronoun, the passage's title when it is a name the question does not give ("He debuted
+        in 2008 …" in the passage titled "Henry Lau")."""
+        if q.kind == "thing" and is_korean(q.text):
+            return None
+        spans = set(self._answer_spans(q, sentence)) if q.kind != "thing" else set()
+        if len(spans) == 1:
+            span = spans.pop()
+            return None if sentence.startswith(span) else span
+        title = (passage.title or "").strip()
+        if (
+            q.kind != "date"
+            and q.kind != "number"
+            and not spans
+            and _PRONOUN.match(sentence)
+            and title[:1].isupper()
+            and len(title.split()) <= 6
+            and not self.terms(title) <= q.terms
+        ):
+            return title
+        return None
+
+    def _span(self, q: ReadQuestion, sentence: str) -> str | None:
         spans = self._answer_spans(q, sentence)
         return spans[0] if spans else None
 
@@ -358,60 +339,7 @@ class Reader:
         return [float(v) for v in matrix @ query]
 
 
-def _rarity(terms: set[str], candidates: list[_Candidate]) -> dict[str, float]:
-    """Each question term's weight: rarer among the sentences read, heavier (a smoothed idf),
-    so "매출" outweighs the company name every sentence repeats."""
-    total = len(candidates)
-    return {
-        t: math.log(1 + (total + 1) / (1 + sum(t in c.terms for c in candidates))) for t in terms
-    }
-
-
-def _weighted_share(terms: set[str], held: set[str], weights: dict[str, float]) -> float:
-    whole = sum(weights.get(t, 1.0) for t in terms)
-    return sum(weights.get(t, 1.0) for t in terms & held) / whole if whole else 0.0
-
-
-def _model_match(codes: set[str], c: _Candidate) -> float:
-    """+1 naming an asked model; -2 naming only others; ±0.5 in a paragraph about one."""
-    if not codes:
-        return 0.0
-    if c.own_codes:
-        return 1.0 if c.own_codes & codes else -2.0
-    if c.carried_codes:
-        return 0.5 if c.carried_codes & codes else -1.0
-    return 0.0
-
-
-def _confidence(q: _Question, lead: _Candidate) -> float:
-    f = lead.features
-    entities = f["entities"] if q.entities else 1.0
-    typed = 1.0 if q.kind == "thing" else float(f["type"] > 0)
-    model = 1.0 if f["model"] >= 0 else 0.0
-    value = 0.4 * f["lexical"] + 0.25 * entities + 0.2 * typed + 0.15 * model
-    return round(min(max(value, 0.0), 1.0), 3)
-
-
-def _support(q: _Question, lead: _Candidate, rest: list[_Candidate]) -> list[ReadSentence]:
-    """At most two sentences from passages other than the lead's (one each), close to the
-    lead's score, that hold question terms the lead lacks, within the answer budget."""
-    chosen: list[ReadSentence] = []
-    used_n = {lead.n}
-    covered = q.terms & lead.terms
-    length = len(lead.text)
-    for c in rest:
-        if len(chosen) == MAX_SUPPORT or c.score < lead.score - 1.0:
-            break
-        new = (q.terms & c.terms) - covered
-        if c.n in used_n or not new or c.features["model"] < 0:
-            continue
-        if length + len(c.text) > ANSWER_BUDGET:
-            continue
-        chosen.append(ReadSentence(text=c.text, n=c.n, score=round(c.score, 4)))
-        used_n.add(c.n)
-        covered |= new
-        length += len(c.text)
-    return chosen
+_PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
 
 
 def _crosses(question: str, passage: Passage) -> bool:

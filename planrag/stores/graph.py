@@ -64,6 +64,12 @@ class Entity(BaseModel):
     extracted_by: list[str] = Field(
         default_factory=list, description="the extractors that found it: rule, llm (extraction)"
     )
+    prefix: str = Field(
+        default="",
+        description="a person its document named only by a short form ('최민 수석', '김 대표'): "
+        "what the person's full name begins with. Unification completes it from the KB or, for a "
+        "bare surname, drops it (extraction; written, never stored)",
+    )
 
     @field_validator("type")
     @classmethod
@@ -112,6 +118,58 @@ class Edge(BaseModel):
     source: Entity
     target: Entity
     type: str
+
+
+Triple = tuple[str, str, str]  # a relation: source key, type, target key
+
+EXTRACTORS = ("rule", "llm")
+
+
+class RelationSource(BaseModel):
+    """Where a relation was read (spec 001's provenance): one chunk of one document, the
+    sentence that states it, and the extractors that found it there."""
+
+    chunk_id: str = Field(default="", description="'' in graphs written before it was kept")
+    doc_id: str
+    sentence: str = Field(default="", description="'' when not kept (older graphs, LLM-only)")
+    extracted_by: list[str] = Field(default_factory=list, description="rule, llm")
+
+    @field_validator("extracted_by")
+    @classmethod
+    def _ordered(cls, value: list[str]) -> list[str]:
+        rank = {name: i for i, name in enumerate(EXTRACTORS)}
+        return sorted(set(value), key=lambda v: (rank.get(v, len(rank)), v))
+
+
+class RelationProvenance(BaseModel):
+    source: str = Field(description="the subject's key")
+    type: str
+    target: str = Field(description="the object's key")
+    sources: list[RelationSource] = Field(default_factory=list)
+
+    @property
+    def triple(self) -> Triple:
+        return (self.source, self.type, self.target)
+
+    @property
+    def extracted_by(self) -> str:
+        """rule, llm or both (over every chunk stating it); '' when no extractor was kept."""
+        return extractors_label({b for s in self.sources for b in s.extracted_by})
+
+    @property
+    def sentence(self) -> str:
+        """The first sentence kept for it (the chunks in store order), else ''."""
+        return next((s.sentence for s in self.sources if s.sentence), "")
+
+
+def extractors_label(found: Iterable[str]) -> str:
+    """The extractors of a relation as one word: rule, llm, both, or ''."""
+    kept = {f for f in found if f in EXTRACTORS}
+    return "both" if len(kept) == 2 else next(iter(kept), "")
+
+
+def sort_sources(sources: Iterable[RelationSource]) -> list[RelationSource]:
+    return sorted(sources, key=lambda s: (s.doc_id, s.chunk_id, s.sentence))
 
 
 class EntityMatch(BaseModel):
@@ -221,12 +279,14 @@ class GraphStore(Protocol):
         ...
 
     def add(self, kb_id: str, chunks: list[ChunkGraph]) -> None:
-        """Merge entities (first name and type win; aliases and alias keys accumulate),
-        relations and provenance; idempotent."""
+        """Merge entities (first name and type win; aliases and alias keys accumulate, each
+        remembered with the chunk that gave it), relations and provenance (per chunk: the
+        relation's sentence and extractors); idempotent."""
         ...
 
     def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
-        """Remove the documents' provenance, then relations and entities nothing else supports."""
+        """Remove the documents' provenance (relation sentences and extractors, the aliases only
+        they gave), then relations and entities nothing else supports."""
         ...
 
     def doc_ids(self, kb_id: str) -> set[str]: ...
@@ -239,6 +299,12 @@ class GraphStore(Protocol):
 
     def expand(self, kb_id: str, keys: list[str], limit: int = 500) -> Expansion:
         """Relations touching the given entities, either direction."""
+        ...
+
+    def provenance(self, kb_id: str, relations: list[Triple]) -> list[RelationProvenance]:
+        """Where each of these relations was read: per chunk, its document, the sentence and
+        the extractors (relations the graph lacks are left out; relations written before
+        provenance was kept report their documents only)."""
         ...
 
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:

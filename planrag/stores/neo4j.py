@@ -2,8 +2,17 @@
 or any server speaking its Cypher — tests run ArcadeDB's Bolt plugin).
 
     (:Entity {uid, kb, key, name, type, aliases, alias_keys})
-        -[:is_CEO_of {kb, type, docs: [doc ids]}]->(:Entity)
-    (:Entity)-[:HAS_SOURCE]->(:Source {uid, kb, chunk_id, doc_id})
+        -[:is_CEO_of {kb, type, docs: [doc ids], chunks, chunk_docs, sentences, extractors}]->
+        (:Entity)
+    (:Entity)-[:HAS_SOURCE {aliases, alias_keys}]->(:Source {uid, kb, chunk_id, doc_id})
+
+**Provenance as relationship properties.** A relationship's `chunks`, `chunk_docs`,
+`sentences` and `extractors` are parallel lists, one item per chunk stating it (its document, the
+sentence it was read from, its extractors joined by "+": "rule+llm"); a `HAS_SOURCE`
+relationship keeps the aliases and alias keys its chunk gave the entity. Deleting a document
+filters the lists and recomputes an entity's aliases from what other documents gave (aliases
+written before these properties existed are kept); relationships written before then have only
+`docs`, and report their documents alone.
 
 **A `kb` property, not a label per KB.** Cypher cannot take a label as a parameter, so a label
 per KB would put KB ids into query text; one uniqueness constraint on `uid` (`kb:key`, and
@@ -43,94 +52,37 @@ from planrag.stores.graph import (
     Matches,
     Mention,
     Mentions,
+    RelationProvenance,
+    RelationSource,
+    Triple,
     first_per_entity,
+    sort_sources,
 )
 from planrag.stores.graphs import register_graph_backend
+from planrag.stores.neo4j_queries import (
+    COUNT_ENTITIES,
+    COUNT_RELATIONS,
+    DELETE_ALIASES,
+    DELETE_ORPHANS,
+    DELETE_RELATIONS,
+    DELETE_SOURCES,
+    DOC_IDS,
+    DROP_BATCH,
+    ENTITIES,
+    EXPAND,
+    MATCH_ALIAS,
+    MATCH_EXACT,
+    MATCH_FUZZY,
+    MENTIONS,
+    MERGE_ENTITIES,
+    MERGE_RELATIONS,
+    MERGE_SOURCES,
+    PROVENANCE,
+    SCHEMA,
+    TOP,
+)
 
 BATCH = 1000
-
-SCHEMA = [
-    "CREATE CONSTRAINT planrag_entity_uid IF NOT EXISTS FOR (e:Entity) REQUIRE e.uid IS UNIQUE",
-    "CREATE CONSTRAINT planrag_source_uid IF NOT EXISTS FOR (s:Source) REQUIRE s.uid IS UNIQUE",
-    "CREATE INDEX planrag_entity_kb IF NOT EXISTS FOR (e:Entity) ON (e.kb)",
-    "CREATE INDEX planrag_source_kb IF NOT EXISTS FOR (s:Source) ON (s.kb)",
-]
-
-MERGE_ENTITIES = (
-    "UNWIND $rows AS row MERGE (e:Entity {uid: $kb + ':' + row.key})"
-    " ON CREATE SET e.kb = $kb, e.key = row.key, e.name = row.name, e.type = row.type,"
-    " e.aliases = [], e.alias_keys = []"
-    " WITH e, row, coalesce(e.aliases, []) AS names, coalesce(e.alias_keys, []) AS keys"
-    " SET e.aliases = names + [a IN row.aliases WHERE NOT a IN names],"
-    " e.alias_keys = keys + [k IN row.alias_keys WHERE NOT k IN keys]"
-)
-MERGE_SOURCES = (
-    "UNWIND $rows AS row MERGE (s:Source {uid: $kb + ':' + row.chunk_id})"
-    " ON CREATE SET s.kb = $kb, s.chunk_id = row.chunk_id, s.doc_id = row.doc_id"
-    " WITH s, row UNWIND row.keys AS key MATCH (e:Entity {uid: $kb + ':' + key})"
-    " MERGE (e)-[:HAS_SOURCE]->(s)"
-)
-# The relationship type is spliced only after RELATION_TYPE matched it (see module docstring).
-MERGE_RELATIONS = (
-    "UNWIND $rows AS row"
-    " MATCH (a:Entity {uid: $kb + ':' + row.source}), (b:Entity {uid: $kb + ':' + row.target})"
-    " MERGE (a)-[r:`{type}`]->(b) ON CREATE SET r.kb = $kb, r.type = $type, r.docs = []"
-    " SET r.docs = CASE WHEN row.doc_id IN r.docs THEN r.docs ELSE r.docs + row.doc_id END"
-)
-DELETE_RELATIONS = (
-    "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs"
-    " MATCH (:Entity)-[:HAS_SOURCE]->(s) WITH DISTINCT s"
-    " MATCH (a:Entity)-[:HAS_SOURCE]->(s) MATCH (a)-[r]->(:Entity) WHERE r.kb = $kb"
-    " AND any(d IN r.docs WHERE d IN $docs) WITH DISTINCT r"
-    " SET r.docs = [d IN r.docs WHERE NOT d IN $docs] WITH r WHERE size(r.docs) = 0 DELETE r"
-)
-DELETE_ORPHANS = (
-    "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs MATCH (e:Entity)-[:HAS_SOURCE]->(s)"
-    " WITH DISTINCT e WHERE NOT EXISTS {"
-    " MATCH (e)-[:HAS_SOURCE]->(o:Source) WHERE NOT o.doc_id IN $docs } DETACH DELETE e"
-)
-DELETE_SOURCES = "MATCH (s:Source {kb: $kb}) WHERE s.doc_id IN $docs DETACH DELETE s"
-DROP_BATCH = (
-    "MATCH (n:{label} {{kb: $kb}}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n"
-)
-
-DOC_IDS = "MATCH (s:Source {kb: $kb}) RETURN DISTINCT s.doc_id AS doc"
-MATCH_EXACT = (
-    "UNWIND $keys AS q MATCH (e:Entity {uid: $kb + ':' + q})"
-    " RETURN q, e.key AS key, e.name AS name, e.type AS type"
-)
-MATCH_ALIAS = (
-    "UNWIND $keys AS q MATCH (e:Entity {kb: $kb}) WHERE q IN e.alias_keys"
-    " RETURN q, e.key AS key, e.name AS name, e.type AS type"
-)
-MATCH_FUZZY = (
-    "UNWIND $keys AS q MATCH (e:Entity {kb: $kb})"
-    " WHERE size(e.key) >= 2 AND (e.key CONTAINS q OR q CONTAINS e.key)"
-    " RETURN q, e.key AS key, e.name AS name, e.type AS type LIMIT $limit"
-)
-EXPAND = (
-    "UNWIND $keys AS k MATCH (a:Entity {uid: $kb + ':' + k})-[r]-(b:Entity)"
-    " RETURN startNode(r) = a AS out, r.type AS type,"
-    " a.key AS ak, a.name AS an, a.type AS at, b.key AS bk, b.name AS bn, b.type AS bt"
-    " LIMIT $limit"
-)
-MENTIONS = (
-    "UNWIND $keys AS k MATCH (e:Entity {uid: $kb + ':' + k})-[:HAS_SOURCE]->(s:Source)"
-    " RETURN k, s.chunk_id AS chunk_id, s.doc_id AS doc_id LIMIT $limit"
-)
-ENTITIES = (
-    "UNWIND $keys AS k MATCH (e:Entity {uid: $kb + ':' + k})"
-    " RETURN e.key AS key, e.name AS name, e.type AS type, e.aliases AS aliases,"
-    " COUNT { (e)-[:HAS_SOURCE]->(:Source) } AS sources, COUNT { (e)--(:Entity) } AS degree"
-)
-TOP = (
-    "MATCH (e:Entity {kb: $kb})"
-    " WITH e, COUNT { (e)--(:Entity) } AS degree, COUNT { (e)-[:HAS_SOURCE]->(:Source) } AS sources"
-    " ORDER BY degree DESC, sources DESC, e.key LIMIT $limit"
-    " RETURN e.key AS key, e.name AS name, e.type AS type, sources, degree"
-)
-COUNT_ENTITIES = "MATCH (e:Entity {kb: $kb}) RETURN count(e) AS n"
-COUNT_RELATIONS = "MATCH (:Entity {kb: $kb})-[r]->(:Entity) RETURN count(r) AS n"
 
 
 def _entity(key: str, name: str, type_: str) -> Entity:
@@ -248,7 +200,18 @@ class Neo4jGraphStore:
         for start in range(0, len(rows), BATCH):
             statements.append((MERGE_ENTITIES, {"kb": kb_id, "rows": rows[start : start + BATCH]}))
         sources = [
-            {"chunk_id": c.chunk_id, "doc_id": c.doc_id, "keys": [e.key for e in c.entities]}
+            {
+                "chunk_id": c.chunk_id,
+                "doc_id": c.doc_id,
+                "entities": [
+                    {
+                        "key": e.key,
+                        "aliases": list(dict.fromkeys(e.aliases)),
+                        "alias_keys": [k for k in dict.fromkeys(e.alias_keys) if k != e.key],
+                    }
+                    for e in c.entities
+                ],
+            }
             for c in chunks
         ]
         for start in range(0, len(sources), BATCH):
@@ -258,7 +221,14 @@ class Neo4jGraphStore:
         for chunk in chunks:
             for rel in chunk.relations:
                 by_type[rel.type].append(
-                    {"source": rel.source, "target": rel.target, "doc_id": chunk.doc_id}
+                    {
+                        "source": rel.source,
+                        "target": rel.target,
+                        "doc_id": chunk.doc_id,
+                        "chunk_id": chunk.chunk_id,
+                        "sentence": rel.sentence,
+                        "by": "+".join(rel.extracted_by),
+                    }
                 )
         for type_, rels in by_type.items():
             if not RELATION_TYPE.match(type_):  # the model validated it; never render otherwise
@@ -274,7 +244,12 @@ class Neo4jGraphStore:
         params = {"kb": kb_id, "docs": list(dict.fromkeys(doc_ids))}
         self._ensure_schema()
         with self._lock(kb_id):
-            self._write([(q, params) for q in (DELETE_RELATIONS, DELETE_ORPHANS, DELETE_SOURCES)])
+            self._write(
+                [
+                    (q, params)
+                    for q in (DELETE_RELATIONS, DELETE_ALIASES, DELETE_ORPHANS, DELETE_SOURCES)
+                ]
+            )
 
     # ── reads ──────────────────────────────────────────────────────────────────────────
     def doc_ids(self, kb_id: str) -> set[str]:
@@ -325,6 +300,17 @@ class Neo4jGraphStore:
                 edges.append(Edge(source=source, target=target, type=r["type"]))
         return Expansion(edges=edges, query=query)
 
+    def provenance(self, kb_id: str, relations: list[Triple]) -> list[RelationProvenance]:
+        wanted = list(dict.fromkeys(relations))
+        if not wanted:
+            return []
+        rows = [{"source": s, "type": t, "target": o} for s, t, o in wanted]
+        found = {
+            (r["source"], r["type"], r["target"]): _provenance(r)
+            for r in self._read(PROVENANCE, kb=kb_id, rows=rows)
+        }
+        return [found[t] for t in wanted if t in found]
+
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
         wanted = list(dict.fromkeys(keys))
         query = self._shown(MENTIONS, kb=kb_id, keys=wanted, limit=limit)
@@ -357,6 +343,29 @@ def _info(row: dict[str, Any]) -> EntityInfo:
     entity = _entity(row["key"], row["name"], row["type"])
     entity.aliases = list(row.get("aliases") or [])
     return EntityInfo(entity=entity, sources=row["sources"], degree=row["degree"])
+
+
+def _provenance(row: dict[str, Any]) -> RelationProvenance:
+    """A relationship's provenance lists as sources; one written before they existed gives its
+    documents alone."""
+    chunks = list(row.get("chunks") or [])
+    if chunks:
+        sources = [
+            RelationSource(
+                chunk_id=chunk,
+                doc_id=doc,
+                sentence=said or "",
+                extracted_by=[b for b in (by or "").split("+") if b],
+            )
+            for chunk, doc, said, by in zip(
+                chunks, row["chunk_docs"], row["sentences"], row["extractors"], strict=False
+            )
+        ]
+    else:
+        sources = [RelationSource(doc_id=d) for d in row.get("docs") or []]
+    return RelationProvenance(
+        source=row["source"], type=row["type"], target=row["target"], sources=sort_sources(sources)
+    )
 
 
 def open_neo4j(settings: Settings) -> Neo4jGraphStore:

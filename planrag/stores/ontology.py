@@ -10,7 +10,13 @@ The spec's shape (001 §3.8.3, §5.3.1), IRIs percent-encoding names:
 
 A relation's provenance is a reified statement per (subject, relation, object, chunk) —
 `<statement/…> rdf:subject …; rdf:predicate …; rdf:object …; relation:hasSource <source/…>` —
-so deleting a document removes exactly the relations no other document supports.
+so deleting a document removes exactly the relations no other document supports. The statement
+also keeps the sentence the relation was read from (`schema:sentence`) and the extractors that
+found it there (`schema:extractedBy`, rule / llm); statements written before these existed simply
+lack them. Likewise an `<aliasing/…> schema:aliasOf <entity/…> ; schema:aliasSource <source/…> ;
+schema:alias … ; schema:aliasKey …` node per (entity, chunk) remembers which chunk gave which
+aliases, so deleting a document removes the aliases only it gave (aliases written before these
+records existed are kept).
 """
 
 from __future__ import annotations
@@ -36,9 +42,45 @@ from planrag.stores.graph import (
     Matches,
     Mention,
     Mentions,
+    RelationProvenance,
+    RelationSource,
+    Triple,
     first_per_entity,
+    sort_sources,
 )
 from planrag.stores.graphs import register_graph_backend
+from planrag.stores.ontology_queries import (
+    ALIASES,
+    ALIASING,
+    ALL_KEYS,
+    BUMP_VERSION,
+    COUNT_ENTITIES,
+    COUNT_RELATIONS,
+    DEGREES,
+    DELETE_DOCUMENT,
+    DOC_IDS,
+    DROP,
+    ENTITIES,
+    ENTITY,
+    EXISTING,
+    EXPAND_IN,
+    EXPAND_OUT,
+    GRAPH,
+    MATCH_ALIAS,
+    MATCH_EXACT,
+    MENTIONS,
+    PROVENANCE,
+    RDF,
+    RDFS,
+    RELATION,
+    SCHEMA,
+    SOURCE,
+    SOURCE_COUNTS,
+    STATEMENT,
+    TOP,
+    TYPE,
+    VERSION,
+)
 from planrag.stores.sparql import (
     Bindings,
     EmbeddedSparql,
@@ -46,18 +88,10 @@ from planrag.stores.sparql import (
     Row,
     SparqlEndpoint,
     render,
+    render_rows,
     shown,
 )
 
-BASE = "http://rag.local/"
-ENTITY, RELATION, SOURCE, TYPE = (BASE + p for p in ("entity/", "relation/", "source/", "type/"))
-SCHEMA, GRAPH, STATEMENT = BASE + "schema/", BASE + "graph/", BASE + "statement/"
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-
-PREFIXES = (
-    f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX rel: <{RELATION}> PREFIX sch: <{SCHEMA}> "
-)
 HAS_SOURCE = ox.NamedNode(RELATION + "hasSource")
 NORMALIZED = ox.NamedNode(SCHEMA + "normalized")
 ALIAS = ox.NamedNode(SCHEMA + "alias")
@@ -66,6 +100,10 @@ CHUNK_ID = ox.NamedNode(SCHEMA + "chunkId")
 DOCUMENT_ID = ox.NamedNode(SCHEMA + "documentId")
 LABEL = ox.NamedNode(RDFS + "label")
 A = ox.NamedNode(RDF + "type")
+SENTENCE = ox.NamedNode(SCHEMA + "sentence")
+EXTRACTED_BY = ox.NamedNode(SCHEMA + "extractedBy")
+ALIAS_OF = ox.NamedNode(SCHEMA + "aliasOf")
+ALIAS_SOURCE = ox.NamedNode(SCHEMA + "aliasSource")
 SUBJECT, PREDICATE, OBJECT = (ox.NamedNode(RDF + p) for p in ("subject", "predicate", "object"))
 
 
@@ -87,105 +125,6 @@ def _entities(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
 
 def _keys(keys: list[str]) -> list[ox.NamedNode | ox.Literal]:
     return [ox.Literal(k) for k in dict.fromkeys(keys)]
-
-
-EXISTING = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { $values ?e sch:normalized ?key } }"
-
-DELETE_DOCUMENT = PREFIXES + " ; ".join(
-    [
-        # relations only this document supports
-        "DELETE { GRAPH $graph { ?s ?p ?o } } WHERE { GRAPH $graph { $values"
-        " ?src sch:documentId ?doc ."
-        " ?st rel:hasSource ?src ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ."
-        " FILTER NOT EXISTS { ?st2 rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ;"
-        " rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 . FILTER(?doc2 != ?doc) } } }",
-        # the document's relation statements
-        "DELETE { GRAPH $graph { ?st ?x ?y } } WHERE { GRAPH $graph { $values"
-        " ?src sch:documentId ?doc ."
-        " ?st rel:hasSource ?src ; rdf:subject ?s . ?st ?x ?y } }",
-        # entities only this document mentions, with every triple about or pointing to them
-        "DELETE { GRAPH $graph { ?e ?p ?o . ?x ?q ?e } } WHERE { GRAPH $graph { $values"
-        " ?src sch:documentId ?doc . ?e rel:hasSource ?src ; sch:normalized ?k ."
-        " FILTER NOT EXISTS { ?e rel:hasSource ?src2 . ?src2 sch:documentId ?doc2 ."
-        " FILTER(?doc2 != ?doc) } { ?e ?p ?o } UNION { ?x ?q ?e } } }",
-        # the remaining mentions of the document's chunks, and its source nodes
-        "DELETE { GRAPH $graph { ?e rel:hasSource ?src } } WHERE { GRAPH $graph { $values"
-        " ?src sch:documentId ?doc . ?e rel:hasSource ?src } }",
-        "DELETE { GRAPH $graph { ?src ?x ?y } } WHERE { GRAPH $graph { $values"
-        " ?src sch:documentId ?doc . ?src ?x ?y } }",
-    ]
-)
-
-DROP = "DELETE { GRAPH $graph { ?s ?p ?o } } WHERE { GRAPH $graph { $values ?s ?p ?o } }"
-
-DOC_IDS = (
-    PREFIXES + "SELECT DISTINCT ?doc WHERE { GRAPH $graph { $values ?src sch:documentId ?doc } }"
-)
-
-MATCH_EXACT = PREFIXES + (
-    "SELECT ?q ?key ?name ?t WHERE { GRAPH $graph { $values ?e sch:normalized ?q ."
-    " BIND(?q AS ?key) ?e rdfs:label ?name ; rdf:type ?t } }"
-)
-# Another name of an entity (`sch:alias`, as written; `sch:aliasKey`, normalised) finds it too.
-MATCH_ALIAS = PREFIXES + (
-    "SELECT ?q ?key ?name ?t WHERE { GRAPH $graph { $values ?e sch:aliasKey ?q ;"
-    " sch:normalized ?key ; rdfs:label ?name ; rdf:type ?t } }"
-)
-ALIASES = PREFIXES + (
-    "SELECT ?k ?alias WHERE { GRAPH $graph { $values ?e sch:normalized ?k ; sch:alias ?alias } }"
-)
-ALL_KEYS = PREFIXES + "SELECT ?key WHERE { GRAPH $graph { ?e sch:normalized ?key } }"
-# Every write stamps the graph with a new version, so a process holding the KB's key index (for
-# fuzzy matching) rebuilds it exactly when some process — this one or another writing the same
-# SPARQL server — changed the graph, and never otherwise.
-VERSION = PREFIXES + "SELECT ?v WHERE { GRAPH $graph { $graph sch:version ?v } }"
-BUMP_VERSION = PREFIXES + (
-    "DELETE { GRAPH $graph { $graph sch:version ?old } }"
-    " INSERT { GRAPH $graph { $graph sch:version ?new } }"
-    " WHERE { $values OPTIONAL { GRAPH $graph { $graph sch:version ?old } } }"
-)
-
-# One direction per query: a UNION of both makes oxigraph scan the graph (100× slower).
-EXPAND_OUT = PREFIXES + (
-    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s ?p ?o ."
-    " ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot ."
-    " ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st } } LIMIT $limit"
-)
-EXPAND_IN = PREFIXES + (
-    "SELECT ?sk ?sn ?st ?p ?ok ?on ?ot WHERE { GRAPH $graph { $values ?s ?p ?o ."
-    " ?s sch:normalized ?sk ; rdfs:label ?sn ; rdf:type ?st ."
-    " ?o sch:normalized ?ok ; rdfs:label ?on ; rdf:type ?ot } } LIMIT $limit"
-)
-
-MENTIONS = PREFIXES + (
-    "SELECT ?k ?chunk ?doc WHERE { GRAPH $graph { $values ?e rel:hasSource ?src ;"
-    " sch:normalized ?k . ?src sch:chunkId ?chunk ; sch:documentId ?doc } } LIMIT $limit"
-)
-
-ENTITIES = PREFIXES + (
-    "SELECT ?k ?name ?t WHERE { GRAPH $graph { $values ?e sch:normalized ?k ; rdfs:label ?name ;"
-    " rdf:type ?t } }"
-)
-SOURCE_COUNTS = PREFIXES + (
-    "SELECT ?k (COUNT(?src) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ;"
-    " rel:hasSource ?src } } GROUP BY ?k"
-)
-DEGREES = PREFIXES + (
-    "SELECT ?k (COUNT(*) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ."
-    " { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } GROUP BY ?k"
-)
-TOP = PREFIXES + (
-    "SELECT ?k (COUNT(?x) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k ."
-    " OPTIONAL { { ?e ?p ?o } UNION { ?o ?p ?e } ?o sch:normalized ?x } } }"
-    " GROUP BY ?k ORDER BY DESC(?n) ?k LIMIT $limit"
-)
-COUNT_ENTITIES = PREFIXES + (
-    "SELECT (COUNT(?e) AS ?n) WHERE { GRAPH $graph { $values ?e sch:normalized ?k } }"
-)
-COUNT_RELATIONS = PREFIXES + (
-    "SELECT (COUNT(*) AS ?n) WHERE { GRAPH $graph { $values ?s ?p ?o . ?s sch:normalized ?a ."
-    " ?o sch:normalized ?b } }"
-)
 
 
 def _entity(key: str, name: str, type_iri: str) -> Entity:
@@ -231,7 +170,9 @@ class OntologyGraphStore:
         entities: dict[str, Entity] = {}
         for chunk in chunks:
             for entity in chunk.entities:
-                entities.setdefault(entity.key, entity)
+                kept = entities.setdefault(entity.key, entity.model_copy(deep=True))
+                kept.aliases += [a for a in entity.aliases if a not in kept.aliases]
+                kept.alias_keys += [k for k in entity.alias_keys if k not in kept.alias_keys]
         with self._write_lock:
             existing: set[str] = set()
             keys = list(entities)
@@ -336,6 +277,35 @@ class OntologyGraphStore:
                 edges.append(edge)
         return Expansion(edges=edges, query=query)
 
+    def provenance(self, kb_id: str, relations: list[Triple]) -> list[RelationProvenance]:
+        wanted = list(dict.fromkeys(relations))
+        if not wanted:
+            return []
+        rows = [(_iri(ENTITY, s), _iri(RELATION, t), _iri(ENTITY, o)) for s, t, o in wanted]
+        text = render_rows(PROVENANCE, ("s", "p", "o"), list(rows), graph_iri(kb_id))
+        found: dict[Triple, dict[str, tuple[str, str, set[str]]]] = {}  # chunk → doc, said, by
+        for r in self._endpoint.select(text):
+            triple = (_local(ENTITY, r["s"]), _local(RELATION, r["p"]), _local(ENTITY, r["o"]))
+            sources = found.setdefault(triple, {})
+            doc, said, by = sources.setdefault(
+                r["chunk"], (r["doc"], r.get("sentence") or "", set())
+            )
+            if r.get("by"):
+                by.add(r["by"])
+        return [
+            RelationProvenance(
+                source=s,
+                type=t,
+                target=o,
+                sources=sort_sources(
+                    RelationSource(chunk_id=c, doc_id=d, sentence=said, extracted_by=list(by))
+                    for c, (d, said, by) in found[(s, t, o)].items()
+                ),
+            )
+            for s, t, o in wanted
+            if (s, t, o) in found
+        ]
+
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
         values = {"e": _entities(keys)}
         query = self._query(MENTIONS, kb_id, limit, values)
@@ -401,6 +371,7 @@ def _chunk_quads(chunk: ChunkGraph, g: ox.NamedNode) -> list[ox.Quad]:
         ox.Quad(src, DOCUMENT_ID, ox.Literal(chunk.doc_id), g),
     ]
     quads += [ox.Quad(_iri(ENTITY, e.key), HAS_SOURCE, src, g) for e in chunk.entities]
+    quads += [q for e in chunk.entities for q in _aliasing_quads(e, src, g)]
     for rel in chunk.relations:
         s, p, o = _iri(ENTITY, rel.source), _iri(RELATION, rel.type), _iri(ENTITY, rel.target)
         digest = hashlib.sha256("\x1f".join([s.value, p.value, o.value, src.value]).encode())
@@ -412,7 +383,25 @@ def _chunk_quads(chunk: ChunkGraph, g: ox.NamedNode) -> list[ox.Quad]:
             ox.Quad(st, OBJECT, o, g),
             ox.Quad(st, HAS_SOURCE, src, g),
         ]
+        if rel.sentence:
+            quads.append(ox.Quad(st, SENTENCE, ox.Literal(rel.sentence), g))
+        quads += [ox.Quad(st, EXTRACTED_BY, ox.Literal(b), g) for b in rel.extracted_by]
     return quads
+
+
+def _aliasing_quads(entity: Entity, src: ox.NamedNode, g: ox.NamedNode) -> list[ox.Quad]:
+    """Which aliases this chunk gave the entity, so deleting its document removes exactly the
+    aliases no other document gave."""
+    names = list(dict.fromkeys(entity.aliases))
+    keys = [k for k in dict.fromkeys(entity.alias_keys) if k != entity.key]
+    if not names and not keys:
+        return []
+    e = _iri(ENTITY, entity.key)
+    digest = hashlib.sha256("\x1f".join([e.value, src.value]).encode()).hexdigest()[:32]
+    n = ox.NamedNode(ALIASING + digest)
+    quads = [ox.Quad(n, ALIAS_OF, e, g), ox.Quad(n, ALIAS_SOURCE, src, g)]
+    quads += [ox.Quad(n, ALIAS, ox.Literal(a), g) for a in names]
+    return quads + [ox.Quad(n, ALIAS_KEY, ox.Literal(k), g) for k in keys]
 
 
 def open_ontology(settings: Settings) -> OntologyGraphStore:

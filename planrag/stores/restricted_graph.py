@@ -9,10 +9,11 @@ real store and are filtered here, so every backend behaves alike. (A relation's 
 traced to its chunk: when two entities both appear in an allowed chunk, a relation between
 them that another document stated still shows.)
 
-Every read is restricted: graph search uses `match`, `expand` and `mentions`; the console's
-graph pages also `entities` (sources and degree counted in the allowed documents) and
-`top_entities` (the most connected of the allowed entities among the KB's `TOP_POOL`× most
-connected). `stats` stays the whole graph's counts (numbers only, no names).
+Every read is restricted: graph search uses `match`, `expand` and `mentions`, and a relation's
+`provenance` keeps only the allowed documents' sources (their sentences); the console's graph
+pages also `entities` (sources and degree counted in the allowed documents) and `top_entities`
+(the most connected of the allowed entities among the KB's `TOP_POOL`× most connected). `stats`
+stays the whole graph's counts (numbers only, no names).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from planrag.stores.graph import (
     GraphStore,
     Matches,
     Mentions,
+    RelationProvenance,
+    Triple,
 )
 
 MENTIONS_LIMIT = 10_000  # per visibility check; beyond it an entity reads as not mentioned
@@ -61,6 +64,15 @@ class RestrictedGraph:
             e for e in found.edges if self._chunks[e.source.key] & self._chunks[e.target.key]
         ]
         return found.model_copy(update={"edges": visible})
+
+    def provenance(self, kb_id: str, relations: list[Triple]) -> list[RelationProvenance]:
+        """Only the sources in the allowed documents (no sentence of another's document)."""
+        found = []
+        for rel in self._store.provenance(kb_id, relations):
+            sources = [s for s in rel.sources if s.doc_id in self._documents]
+            if sources:
+                found.append(rel.model_copy(update={"sources": sources}))
+        return found
 
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
         found = self._store.mentions(kb_id, keys, limit)

@@ -38,6 +38,22 @@ def render(template: str, bindings: Bindings, graph: ox.NamedNode | None = None)
     return text.replace("$graph", str(graph)) if graph is not None else text
 
 
+def render_rows(
+    template: str, names: tuple[str, ...], rows: list[tuple[Term, ...]], graph: ox.NamedNode
+) -> str:
+    """The template with `$values` replaced by one `VALUES (?a ?b …) { (t t …) … }` clause (rows
+    of terms bound together, serialised by pyoxigraph) and `$graph` by the named graph's IRI."""
+    if not all(name.isidentifier() for name in names):
+        raise ValueError(f"bad SPARQL variable names {names!r}")
+    if any(len(row) != len(names) for row in rows):
+        raise ValueError("every VALUES row needs one term per variable")
+    head = " ".join(f"?{name}" for name in names)
+    body = " ".join(f"({' '.join(str(t) for t in row)})" for row in rows)
+    return template.replace("$values", f"VALUES ({head}) {{ {body} }}").replace(
+        "$graph", str(graph)
+    )
+
+
 def shown(bindings: Bindings) -> dict[str, list[str]]:
     """Bindings as plain values, for query metadata."""
     return {name: [t.value for t in terms] for name, terms in bindings.items()}

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from planrag.stores.graph import ChunkGraph, Entity, GraphStore, Relation
+from planrag.stores.graph import ChunkGraph, Entity, GraphStore, Relation, RelationSource
 
 INJECTIONS = [
     "O'Brien",
@@ -177,6 +177,85 @@ class GraphStoreConformance:
         }
         assert (key("Elon Musk"), "is_CEO_of", key("SpaceX")) in triples
         assert store.stats(filled).entities == 5  # Tesla alone went
+
+    def test_relations_keep_their_sentence_extractors_and_chunk(
+        self, store: GraphStore, filled: str
+    ) -> None:
+        """Spec 001's provenance: per chunk stating a relation, its document, the sentence it
+        was read from and the extractors that found it; another document adds a source,
+        adding again adds nothing, deleting a document removes only its sources."""
+        musk, spacex = key("Elon Musk"), key("SpaceX")
+        said = "Elon Musk는 SpaceX의 대표이다 — \"CEO\" } \\ 'x'"
+
+        def stated(chunk_id: str, doc_id: str, sentence: str, by: list[str]) -> ChunkGraph:
+            return ChunkGraph(
+                chunk_id=chunk_id,
+                doc_id=doc_id,
+                entities=[ent("Elon Musk", "PERSON"), ent("SpaceX", "ORG")],
+                relations=[
+                    Relation(
+                        source=musk,
+                        target=spacex,
+                        type="CEO_OF",
+                        sentence=sentence,
+                        extracted_by=by,
+                    )
+                ],
+            )
+
+        store.add(filled, [stated("p1", "doc-p", said, ["rule", "llm"])])
+        store.add(filled, [stated("p2", "doc-q", "SpaceX, led by Elon Musk.", ["llm"])])
+        store.add(filled, [stated("p1", "doc-p", said, ["rule", "llm"])])  # idempotent
+        wanted = [(musk, "CEO_OF", spacex), (musk, "is_CEO_of", key("Tesla")), ("x", "y", "z")]
+        found = {p.triple: p for p in store.provenance(filled, wanted)}
+        assert set(found) == set(wanted[:2])  # the graph lacks the third
+        ceo = found[(musk, "CEO_OF", spacex)]
+        assert [s.model_dump() for s in ceo.sources] == [
+            RelationSource(
+                chunk_id="p1", doc_id="doc-p", sentence=said, extracted_by=["rule", "llm"]
+            ).model_dump(),
+            RelationSource(
+                chunk_id="p2",
+                doc_id="doc-q",
+                sentence="SpaceX, led by Elon Musk.",
+                extracted_by=["llm"],
+            ).model_dump(),
+        ]
+        assert (ceo.extracted_by, ceo.sentence) == ("both", said)
+        [tesla] = found[(musk, "is_CEO_of", key("Tesla"))].sources  # written without any
+        assert (tesla.chunk_id, tesla.doc_id, tesla.sentence) == ("c2", "doc-a", "")
+        store.delete_documents(filled, ["doc-p"])
+        [after] = store.provenance(filled, [(musk, "CEO_OF", spacex)])
+        assert [(s.chunk_id, s.extracted_by) for s in after.sources] == [("p2", ["llm"])]
+        assert (after.extracted_by, after.sentence) == ("llm", "SpaceX, led by Elon Musk.")
+        store.delete_documents(filled, ["doc-q"])
+        assert store.provenance(filled, [(musk, "CEO_OF", spacex)]) == []
+        assert store.provenance(filled, []) == []
+
+    def test_deleting_a_document_removes_only_the_aliases_it_gave(
+        self, store: GraphStore, filled: str
+    ) -> None:
+        def named(chunk_id: str, doc_id: str, aliases: list[str]) -> ChunkGraph:
+            musk = Entity(
+                key=key("Elon Musk"),
+                name="Elon Musk",
+                aliases=aliases,
+                alias_keys=[key(a) for a in aliases],
+            )
+            return ChunkGraph(chunk_id=chunk_id, doc_id=doc_id, entities=[musk])
+
+        store.add(filled, [named("a1", "doc-c", ["일론 머스크"])])
+        store.add(filled, [named("a2", "doc-d", ["E. Musk", "일론 머스크"])])
+        store.delete_documents(filled, ["doc-d"])
+        [info] = store.entities(filled, [key("Elon Musk")])
+        assert info.entity.aliases == ["일론 머스크"]  # doc-c gave it too
+        assert store.match(filled, [key("E. Musk")], fuzzy=False).matches == []
+        [found] = store.match(filled, [key("일론 머스크")], fuzzy=False).matches
+        assert found.entity.key == key("Elon Musk")
+        store.delete_documents(filled, ["doc-c"])
+        [info] = store.entities(filled, [key("Elon Musk")])  # doc-a still names it
+        assert info.entity.aliases == [] and info.sources == 2
+        assert store.match(filled, [key("일론 머스크")], fuzzy=False).matches == []
 
     def test_graphs_of_knowledge_bases_are_separate(self, store: GraphStore, filled: str) -> None:
         other = f"kb-{uuid.uuid4()}"

@@ -135,8 +135,16 @@ def is_summary_request(question: str) -> bool:
     return bool(_SUMMARY.search(question))
 
 
+# "What kind of musicians …" asks for a kind, not for a musician.
+_EN_KIND_OF = re.compile(
+    r"\b(?:what|which) (?:kinds?|types?|sorts?|genres?|class(?:es)?) of\b", re.I
+)
+
+
 def answer_type(question: str) -> AnswerType:
     """The kind of answer a question asks for ("thing" when nothing narrower is named)."""
+    if _EN_KIND_OF.search(question):
+        return "thing"
     for kind, pattern in _KO_TYPES + _EN_TYPES:
         if pattern.search(question):
             return kind

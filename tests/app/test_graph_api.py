@@ -44,8 +44,13 @@ def test_graph_view_contract(client: TestClient) -> None:
     assert all(set(n) == {"id", "name", "type", "aliases", "sources"} for n in body["nodes"])
     by_id = {n["id"]: n for n in body["nodes"]}
     assert by_id[body["center"]]["sources"] == 2
-    edge = {(names[e["source"]], e["type"], names[e["target"]]) for e in body["edges"]}
-    assert ("일론 머스크", "CEO_OF", "SpaceX") in edge
+    edge = {(names[e["source"]], e["type"], names[e["target"]]): e for e in body["edges"]}
+    ceo = edge[("일론 머스크", "CEO_OF", "SpaceX")]
+    # where the relation was read: its sentence, who found it (no LLM: the rules), its document
+    assert (ceo["sentence"], ceo["extracted_by"]) == ("일론 머스크는 SpaceX의 CEO이다.", "rule")
+    docs = client.get(f"/api/knowledge-bases/{kb_id}/documents").json()
+    musk_doc = next(d["id"] for d in docs if d["filename"] == "musk.txt")
+    assert ceo["documents"] == [musk_doc]
 
     two = client.get(
         f"/api/knowledge-bases/{kb_id}/graph", params={"entity": "일론 머스크", "hops": 2}

@@ -89,6 +89,10 @@ def test_rules_and_llm_are_merged(script: Script, dual: DualExtractor) -> None:
     assert ("박지은", "related_to", "누리봇") not in found
     ceo = next(r for r in graph.relations if r.type == "CEO_OF")
     assert ceo.sentence == "박지은은 한빛로보틱스의 대표이사이다."
+    # a relation only the LLM found keeps the chunk's sentence naming both its ends
+    leads = next(r for r in graph.relations if r.type == "LEADS")
+    assert leads.sentence == "박지은은 누리봇 프로젝트를 이끈다."
+    assert {tuple(r.extracted_by) for r in rules_only().relations} == {("rule",)}
 
 
 def _same(graph: ChunkGraph, rules: ChunkGraph) -> None:

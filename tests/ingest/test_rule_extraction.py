@@ -155,6 +155,44 @@ def test_listed_names_share_the_relation_and_relations_keep_their_sentence() -> 
     assert {r.sentence for r in graph.relations} == {sentence}
 
 
+@pytest.mark.parametrize(
+    "company",
+    [
+        "대한물류(주)",
+        "대한물류 (주)",
+        "(주)대한물류",
+        "㈜대한물류",
+        "주식회사 대한물류",
+        "대한물류 주식회사",
+    ],
+)
+def test_company_marks_name_one_organisation_and_keep_the_typed_relation(company: str) -> None:
+    """Every spelling of a company with its mark is one ORGANIZATION named without the mark,
+    the marked spelling kept as an alias, and the sentence's typed relation read (not
+    related_to)."""
+    graph = document(f"{company}는 한빛로보틱스에 투자했다.", f"박지은은 {company}의 대표이사이다.")
+    entities = {e.key: e for e in graph.entities}
+    assert set(entities) == {"대한물류", "한빛로보틱스", "박지은"}
+    assert entities["대한물류"].type == "ORGANIZATION"
+    assert company in entities["대한물류"].aliases
+    assert set(triples(graph)) == {
+        ("대한물류", "INVESTED_IN", "한빛로보틱스"),
+        ("박지은", "CEO_OF", "대한물류"),
+    }
+
+
+def test_company_spellings_across_a_document_are_one_entity() -> None:
+    graph = document(
+        "(주)대한물류는 2010년에 설립되었다.",
+        "대한물류(주)는 한빛로보틱스의 최대 고객사이다.",
+        "주식회사 대한물류의 본사는 부산에 있다.",
+    )
+    [company] = [e for e in graph.entities if e.type == "ORGANIZATION" and "물류" in e.key]
+    assert company.key == "대한물류"
+    assert {"(주)대한물류", "대한물류(주)", "주식회사 대한물류"} <= set(company.aliases)
+    assert ("대한물류", "FOUNDED_IN", "2010년") in triples(graph)
+
+
 def test_related_to_only_where_no_pattern_says_more() -> None:
     graph = document(
         "한빛로보틱스의 최대 고객사는 대한물류이다.", "푸른벤처스의 대표는 한지훈이다."

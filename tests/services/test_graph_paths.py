@@ -62,6 +62,10 @@ def test_retrieve_puts_the_answer_passage_in_the_top_two(world: Any, case: dict)
     hits = response.json()
     path = hits[0]["graph_metadata"]["path"]
     assert path is not None and path["answer"] == case["answer"], path
+    # each step keeps the sentence it was read from, who read it and its document
+    for triple in path["triples"]:
+        assert triple["sentence"] and triple["extracted_by"] == "rule", triple
+        assert triple["documents"], triple
     top = [(h["metadata"]["filename"], h["content"]) for h in hits[:2]]
     assert any(name == case["document"] and case["answer"] in text for name, text in top), top
 
@@ -120,3 +124,9 @@ def test_spec004_entities_are_typed_and_described_by_their_sentences(world: Any)
     company = entities.get("한빛로보틱스")
     if company is not None:
         assert company["description"].endswith("만드는 회사이다.")
+    # a relationship is described by the sentence it was read from, not "A TYPE B"
+    relations = {(r["entity1"], r["type"], r["entity2"]): r for r in result["relationships"]}
+    head = relations[("한지훈", "CEO_OF", "푸른벤처스")]
+    assert head["description"] == "푸른벤처스의 대표는 한지훈이다."
+    assert head["extracted_by"] == "rule"
+    assert all(r["description"] and r["description"].endswith(".") for r in relations.values())

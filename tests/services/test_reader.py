@@ -92,7 +92,7 @@ def test_the_expected_answer_type_picks_the_sentence() -> None:
     # The question's entity decides between two "대표" sentences.
     other = read("푸른벤처스의 대표는 누구야?", passages)
     assert other.span == "한지훈" and other.lead is not None and other.lead.n == 2
-    assert other.text().startswith("푸른벤처스의 대표는 한지훈이다. [2]")
+    assert other.text().startswith("한지훈 — 푸른벤처스의 대표는 한지훈이다. [2]")  # the name leads
 
 
 def test_support_comes_from_other_passages_and_is_cited() -> None:
@@ -113,7 +113,7 @@ def test_front_matter_headings_and_markdown_never_reach_the_answer() -> None:
         "**한빛로보틱스**의 대표이사는 [김도윤](https://example.com)이다.\n"
     )
     text = read("한빛로보틱스 대표는 누구?", [passage(1, content)]).text()
-    assert text == "한빛로보틱스의 대표이사는 김도윤이다. [1]"
+    assert text == "김도윤 — 한빛로보틱스의 대표이사는 김도윤이다. [1]"
 
 
 def test_nothing_is_read_without_evidence() -> None:

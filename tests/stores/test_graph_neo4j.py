@@ -48,3 +48,49 @@ def test_unreachable_server_is_a_store_error() -> None:
     with pytest.raises(StoreUnavailable):
         store.stats("kb")
     store.close()
+
+
+def test_relationships_and_aliases_written_before_provenance_still_work(
+    bolt_server: BoltServer,
+) -> None:
+    """A graph written before relationships kept their sentences (only `docs`) and before
+    HAS_SOURCE kept aliases: provenance reports the documents, and deleting one keeps the
+    aliases nobody can trace."""
+    store = Neo4jGraphStore(
+        bolt_server.uri, bolt_server.user, bolt_server.password, bolt_server.database
+    )
+    kb = "kb-legacy-provenance"
+    store.drop_graph(kb)
+    try:
+        store._write(
+            [
+                (
+                    "CREATE (a:Entity {uid: $kb + ':elon_musk', kb: $kb, key: 'elon_musk',"
+                    " name: 'Elon Musk', type: 'PERSON', aliases: ['일론 머스크'],"
+                    " alias_keys: ['일론_머스크']})"
+                    " CREATE (b:Entity {uid: $kb + ':spacex', kb: $kb, key: 'spacex',"
+                    " name: 'SpaceX', type: 'ORG', aliases: [], alias_keys: []})"
+                    " CREATE (s:Source {uid: $kb + ':c1', kb: $kb, chunk_id: 'c1', doc_id: 'd1'})"
+                    " CREATE (t:Source {uid: $kb + ':c2', kb: $kb, chunk_id: 'c2', doc_id: 'd2'})"
+                    " CREATE (a)-[:HAS_SOURCE]->(s) CREATE (b)-[:HAS_SOURCE]->(s)"
+                    " CREATE (a)-[:HAS_SOURCE]->(t) CREATE (b)-[:HAS_SOURCE]->(t)"
+                    " CREATE (a)-[:CEO_OF {kb: $kb, type: 'CEO_OF', docs: ['d1', 'd2']}]->(b)",
+                    {"kb": kb},
+                )
+            ]
+        )
+        [old] = store.provenance(kb, [("elon_musk", "CEO_OF", "spacex")])
+        assert [(s.chunk_id, s.doc_id, s.sentence) for s in old.sources] == [
+            ("", "d1", ""),
+            ("", "d2", ""),
+        ]
+        store.delete_documents(kb, ["d1"])
+        [left] = store.provenance(kb, [("elon_musk", "CEO_OF", "spacex")])
+        assert [s.doc_id for s in left.sources] == ["d2"]
+        [musk] = store.entities(kb, ["elon_musk"])
+        assert musk.entity.aliases == ["일론 머스크"]
+        [found] = store.match(kb, ["일론_머스크"], fuzzy=False).matches
+        assert found.entity.key == "elon_musk"
+    finally:
+        store.drop_graph(kb)
+        store.close()

@@ -20,10 +20,12 @@ from planrag.stores.graph import (
     Matches,
     Mention,
     Mentions,
+    RelationProvenance,
+    RelationSource,
+    Triple,
     first_per_entity,
+    sort_sources,
 )
-
-Triple = tuple[str, str, str]  # source key, relation type, target key
 
 
 def _query(text: str, **params: object) -> GraphQuery:
@@ -34,8 +36,11 @@ def _query(text: str, **params: object) -> GraphQuery:
 class _Graph:
     entities: dict[str, Entity] = field(default_factory=dict)
     sources: dict[str, set[str]] = field(default_factory=dict)  # entity key → chunk ids
-    relations: dict[Triple, set[str]] = field(default_factory=dict)  # → supporting chunks
+    # → supporting chunk → where it was read
+    relations: dict[Triple, dict[str, RelationSource]] = field(default_factory=dict)
     docs: dict[str, str] = field(default_factory=dict)  # chunk id → doc id
+    # entity key → chunk id → the aliases and alias keys that chunk gave it
+    aliases: dict[str, dict[str, tuple[list[str], list[str]]]] = field(default_factory=dict)
 
     def degree(self, key: str) -> int:
         return sum(1 for s, _, t in self.relations if key in (s, t))
@@ -65,9 +70,16 @@ class ToyGraphStore:
                 kept.aliases += [a for a in entity.aliases if a not in kept.aliases]
                 kept.alias_keys += [k for k in entity.alias_keys if k not in kept.alias_keys]
                 g.sources.setdefault(entity.key, set()).add(chunk.chunk_id)
+                given = g.aliases.setdefault(entity.key, {})
+                given[chunk.chunk_id] = (list(entity.aliases), list(entity.alias_keys))
             for rel in chunk.relations:
-                g.relations.setdefault((rel.source, rel.type, rel.target), set()).add(
-                    chunk.chunk_id
+                g.relations.setdefault((rel.source, rel.type, rel.target), {})[chunk.chunk_id] = (
+                    RelationSource(
+                        chunk_id=chunk.chunk_id,
+                        doc_id=chunk.doc_id,
+                        sentence=rel.sentence,
+                        extracted_by=rel.extracted_by,
+                    )
                 )
 
     def delete_documents(self, kb_id: str, doc_ids: list[str]) -> None:
@@ -79,10 +91,27 @@ class ToyGraphStore:
             g.sources[key] -= gone
             if not g.sources[key]:
                 del g.sources[key], g.entities[key]
+                g.aliases.pop(key, None)
+            else:
+                self._drop_aliases(g, key, gone)
         for triple in list(g.relations):
-            g.relations[triple] -= gone
+            for chunk_id in gone:
+                g.relations[triple].pop(chunk_id, None)
             if not g.relations[triple] or not {triple[0], triple[2]} <= g.entities.keys():
                 del g.relations[triple]
+
+    @staticmethod
+    def _drop_aliases(g: _Graph, key: str, gone: set[str]) -> None:
+        """The aliases only the deleted chunks gave the entity."""
+        given = g.aliases.get(key, {})
+        dropped = [given.pop(c) for c in list(given) if c in gone]
+        kept_names = {a for names, _ in given.values() for a in names}
+        kept_keys = {k for _, keys in given.values() for k in keys}
+        lost_names = {a for names, _ in dropped for a in names} - kept_names
+        lost_keys = {k for _, keys in dropped for k in keys} - kept_keys
+        entity = g.entities[key]
+        entity.aliases = [a for a in entity.aliases if a not in lost_names]
+        entity.alias_keys = [k for k in entity.alias_keys if k not in lost_keys]
 
     def doc_ids(self, kb_id: str) -> set[str]:
         return set(self._g(kb_id).docs.values())
@@ -119,6 +148,16 @@ class ToyGraphStore:
         ]
         text = "MATCH (a:Entity)-[r]-(b:Entity) WHERE a.normalized IN $keys RETURN a, r, b"
         return Expansion(edges=edges[:limit], query=_query(text, keys=keys, limit=limit))
+
+    def provenance(self, kb_id: str, relations: list[Triple]) -> list[RelationProvenance]:
+        g = self._g(kb_id)
+        return [
+            RelationProvenance(
+                source=s, type=t, target=o, sources=sort_sources(g.relations[(s, t, o)].values())
+            )
+            for s, t, o in dict.fromkeys(relations)
+            if (s, t, o) in g.relations
+        ]
 
     def mentions(self, kb_id: str, keys: list[str], limit: int = 1000) -> Mentions:
         g = self._g(kb_id)

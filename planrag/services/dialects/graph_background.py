@@ -1,6 +1,7 @@
 """Spec 004's `background_search` entities and relationships: what the question reaches in the
 knowledge bases' graphs, each entity typed and described from its own sentences (the first
-defining sentence, `GraphExplorer.describe`), with the other names it goes by."""
+defining sentence, `GraphExplorer.describe`), with the other names it goes by; each relationship
+described by the sentence it was read from (spec 001's provenance) and who found it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def graph_of(
     relationships: dict[tuple[str, str, str], dict[str, Any]] = {}
     for kb in kbs:
         owned = access.owned(kb)
-        found, edges = graph.explorer.about(kb, question, graph.hops, documents=owned)
+        found, edges, read = graph.explorer.about(kb, question, graph.hops, documents=owned)
         described = graph.explorer.describe(
             kb, [e for e in found if e.key not in entities], documents=owned
         )
@@ -46,6 +47,7 @@ def graph_of(
             )
         for edge in edges:
             key = (edge.source.key, edge.type, edge.target.key)
+            kept = read.get(key)
             relationships.setdefault(
                 key,
                 {
@@ -53,7 +55,11 @@ def graph_of(
                     "entity1": edge.source.name,
                     "entity2": edge.target.name,
                     "type": edge.type,
-                    "description": f"{edge.source.name} {edge.type} {edge.target.name}",
+                    # the sentence it was read from; a graph written before sentences were
+                    # kept has only the triple to say
+                    "description": (kept.sentence if kept else "")
+                    or f"{edge.source.name} {edge.type} {edge.target.name}",
+                    "extracted_by": kept.extracted_by if kept else "",
                 },
             )
     return list(entities.values()), list(relationships.values())

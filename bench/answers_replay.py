@@ -1,0 +1,145 @@
+"""The extractive answer re-read on the passages a `bench.answers` run saved, and its misses
+classified by cause: for fitting the reader without asking the server again.
+
+    python -m bench.answers_replay RUN.json [--set hotpot] [--start 0] [--limit 100] [--classify]
+
+Each saved row holds the numbered passages `/ai/v2/ask` gave the answer; this checkout's
+`Extractor` (with e5, as the ask path reads an e5 knowledge base) reads them again with the row's
+question. Rows whose answer came from a multi-step chain are re-read the same way (the chain's
+own text is `step_execution.py`'s), so figures are close to, not the same as, a run through the
+server; the ask run (`bench.answers`) is the measure reported.
+
+`--classify` sorts every question whose lead misses the gold answer by the first cause that fits:
+
+- `yes/no`: the gold answer is "yes" or "no";
+- `comparison`: "…, A or B?", "Are A and B both …", "… in common";
+- `retrieval`: no passage holds the gold answer;
+- `other sentence, same passage`: the lead's passage holds the gold answer, another sentence;
+- `second hop`: only passages other than the lead's hold it (a bridge question's second hop);
+- `not found`: the answer says nothing was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import pickle
+import re
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.answers import gold_in, lead_of, summarise  # noqa: E402
+from bench.report import RESULTS_DIR  # noqa: E402
+from planrag.services.answers import Passage  # noqa: E402
+from planrag.services.extractive import Extractor  # noqa: E402
+
+_COMPARISON = re.compile(r",?\s\w[^,?]*\bor\b [^?]+\?\s*$|\bboth\b|\bin common\b|\bsame\b", re.I)
+
+
+class CachedEmbedder:
+    """e5, its vectors kept on disk between runs (the replay re-reads the same sentences)."""
+
+    def __init__(self, path: Path) -> None:
+        from planrag.llm.e5 import E5Embedder
+
+        self._e5 = E5Embedder(2)
+        self.name = self._e5.name
+        self._path = path
+        self._cache: dict[tuple[bool, str], list[float]] = (
+            pickle.loads(path.read_bytes()) if path.exists() else {}
+        )
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return self._encode(texts, False)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self._encode(texts, True)
+
+    def _encode(self, texts: list[str], query: bool) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if (query, t) not in self._cache]
+        if missing:
+            encode = self._e5.embed_queries if query else self._e5.embed
+            self._cache.update(zip([(query, t) for t in missing], encode(missing), strict=True))
+        return [self._cache[(query, t)] for t in texts]
+
+    def save(self) -> None:
+        self._path.write_bytes(pickle.dumps(self._cache))
+
+
+def cause(row: dict[str, Any], answer: str) -> str:
+    """The first cause that fits a miss (see the module's list)."""
+    golds = [g for g in row["golds"] if g]
+    if golds and golds[0].casefold() in ("yes", "no"):
+        return "yes/no"
+    if _COMPARISON.search(row["question"]):
+        return "comparison"
+    if not answer or answer.startswith(("I found no", "질문과 관련된")):
+        return "not found"
+    passages = {p["n"]: p for p in row["passages"]}
+    holding = [n for n, p in passages.items() if gold_in(golds, p["content"])]
+    if not holding:
+        return "retrieval"
+    cited = re.search(r"\[(\d+)\]", answer)
+    lead_n = int(cited.group(1)) if cited else None
+    if lead_n in holding:
+        return "other sentence, same passage"
+    return "second hop"
+
+
+def replay(rows: list[dict[str, Any]], extractor: Extractor) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        passages = [Passage.model_validate(p) for p in row["passages"]]
+        answer = extractor.read(row["question"], passages, row.get("plan_query")).text()
+        golds = [g for g in row["golds"] if g]
+        out.append(
+            {
+                **row,
+                "answer": answer,
+                "in_lead": gold_in(golds, lead_of(answer)) if answer else False,
+                "anywhere": gold_in(golds, answer),
+                "not_found": not answer,
+                "disagree": False,
+                "length": len(answer),
+                "lead_from_gold": row["lead_from_gold"],
+            }
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--set", default="hotpot")
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--classify", action="store_true")
+    parser.add_argument("--saved", action="store_true", help="classify the saved answers")
+    parser.add_argument("--show", action="store_true", help="print every miss")
+    args = parser.parse_args()
+    rows = json.loads(args.run.read_text())["sets"][args.set]["rows"]
+    rows = rows[args.start : args.start + args.limit]
+    if not args.saved:
+        embedder = CachedEmbedder(RESULTS_DIR / "answers-replay-e5.pkl")
+        rows = replay(rows, Extractor((), 0.5, embedder))  # type: ignore[arg-type]
+        embedder.save()
+    print(json.dumps(summarise(rows), ensure_ascii=False))
+    if args.classify:
+        misses = [r for r in rows if not r["in_lead"]]
+        counts = collections.Counter(cause(r, r["answer"]) for r in misses)
+        for name, count in counts.most_common():
+            print(f"{name}\t{count}")
+    if args.show:
+        for i, r in enumerate(rows, args.start):
+            if not r["in_lead"]:
+                print(i, cause(r, r["answer"]), r["question"], r["golds"])
+                print("   ", lead_of(r["answer"])[:200])
+
+
+if __name__ == "__main__":
+    main()

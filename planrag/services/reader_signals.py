@@ -1,0 +1,107 @@
+"""The extractive reader's material: a candidate sentence with its signals, the question as
+the reader holds it, and the signals and choices computed from them alone (term rarity, the
+model-number match, the lead's confidence, the supporting sentences)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from planrag.services.readings import ReadSentence
+from planrag.text.answer_types import AnswerType
+
+MAX_SUPPORT = 2
+ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
+
+
+@dataclass
+class Candidate:
+    rank: int
+    n: int
+    position: int
+    text: str
+    terms: set[str]
+    carried_codes: set[str]  # model codes of the sentence, or of the last one naming any
+    own_codes: set[str]
+    seen: set[str]  # terms of the passage's title and sentences up to this one (its topic)
+    context: float = 0.0  # the passage's share of the question terms
+    bridge: bool = False  # the passage is one hop from the question's entities
+    similarity: float = 0.0
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReadQuestion:
+    text: str
+    terms: set[str]
+    entities: list[set[str]]
+    codes: set[str]
+    kind: AnswerType
+    bridged: bool = False  # the answer is one hop from the question's names
+
+    @property
+    def asked(self) -> set[str]:
+        """The terms saying what is asked about the entities (all terms if nothing else)."""
+        named = set().union(*self.entities) if self.entities else set()
+        return (self.terms - named) or self.terms
+
+
+def sentence_key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def rarity(terms: set[str], candidates: list[Candidate]) -> dict[str, float]:
+    """Each question term's weight: rarer among the sentences read, heavier (a smoothed idf),
+    so "매출" outweighs the company name every sentence repeats."""
+    total = len(candidates)
+    return {
+        t: math.log(1 + (total + 1) / (1 + sum(t in c.terms for c in candidates))) for t in terms
+    }
+
+
+def weighted_share(terms: set[str], held: set[str], weights: dict[str, float]) -> float:
+    whole = sum(weights.get(t, 1.0) for t in terms)
+    return sum(weights.get(t, 1.0) for t in terms & held) / whole if whole else 0.0
+
+
+def model_match(codes: set[str], c: Candidate) -> float:
+    """+1 naming an asked model; -2 naming only others; ±0.5 in a paragraph about one."""
+    if not codes:
+        return 0.0
+    if c.own_codes:
+        return 1.0 if c.own_codes & codes else -2.0
+    if c.carried_codes:
+        return 0.5 if c.carried_codes & codes else -1.0
+    return 0.0
+
+
+def confidence(q: ReadQuestion, lead: Candidate) -> float:
+    f = lead.features
+    entities = f["entities"] if q.entities else 1.0
+    typed = 1.0 if q.kind == "thing" else float(f["type"] > 0)
+    model = 1.0 if f["model"] >= 0 else 0.0
+    value = 0.4 * f["lexical"] + 0.25 * entities + 0.2 * typed + 0.15 * model
+    return round(min(max(value, 0.0), 1.0), 3)
+
+
+def support(q: ReadQuestion, lead: Candidate, rest: list[Candidate]) -> list[ReadSentence]:
+    """At most two sentences from passages other than the lead's (one each), close to the
+    lead's score, that hold question terms the lead lacks, within the answer budget."""
+    chosen: list[ReadSentence] = []
+    used_n = {lead.n}
+    covered = q.terms & lead.terms
+    length = len(lead.text)
+    for c in rest:
+        if len(chosen) == MAX_SUPPORT or c.score < lead.score - 1.0:
+            break
+        new = (q.terms & c.terms) - covered
+        if c.n in used_n or not new or c.features["model"] < 0:
+            continue
+        if length + len(c.text) > ANSWER_BUDGET:
+            continue
+        chosen.append(ReadSentence(text=c.text, n=c.n, score=round(c.score, 4)))
+        used_n.add(c.n)
+        covered |= new
+        length += len(c.text)
+    return chosen
