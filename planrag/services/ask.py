@@ -487,7 +487,7 @@ class AskService:
         question = run.request.question
         reader = self._reader(plan, readable)
         first_step = PlanStep(id="s1", query=plan.query or question)
-        answer = reader.read(first_step.query, passages) if passages else None
+        answer = reader.read(first_step.query, passages, bridge=True) if passages else None
         first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
         second = adaptive_step(question, reader, first)
         if second is None:

@@ -26,6 +26,7 @@ from planrag.text.entities import find_mentions, normalize
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import MAYBE_PERSON, typed_names
 from planrag.text.step_types import (
+    ANY,
     DATE,
     NUMBER,
     ORG,
@@ -66,14 +67,18 @@ class StepReader:
     def terms(self, text: str) -> set[str]:
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def read(self, query: str, passages: list[Passage]) -> StepAnswer | None:
+    def read(self, query: str, passages: list[Passage], bridge: bool = False) -> StepAnswer | None:
+        """`bridge`: the query is the whole question and a name on the way to its answer is
+        wanted (the adaptive step), so any name, not one of the type the question asks for."""
         if self._chat is not None and self._chat.configured:
             read = self._llm_read(query, passages)
             if read is not None:
                 return read
-        return self.extract(query, passages)
+        return self.extract(query, passages, bridge)
 
-    def extract(self, query: str, passages: list[Passage]) -> StepAnswer | None:
+    def extract(
+        self, query: str, passages: list[Passage], bridge: bool = False
+    ) -> StepAnswer | None:
         """The name the best sentence adds to the query, preferring one of the type the query
         asks for (`text/step_types.py`); None when no sentence holds one."""
         head = head_noun(query)
@@ -81,7 +86,7 @@ class StepReader:
         # in one sentence and keeps "서울대학교" whole in another.
         terms = self.terms(query) - (self.terms(head) if head else set())
         asked = _keys(query)
-        expected = expected_type(query)
+        expected = ANY if bridge else expected_type(query)
         anchors = _name_keys(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
@@ -172,8 +177,8 @@ def candidates(sentence: str) -> list[str]:
     "한결대학교 컴퓨터공학과를" → 한결대학교, 컴퓨터공학과), with a following model code
     ("누리봇 S2"); proper nouns and predicate nominals ("대표는 이서준이다": Kiwi may not know
     the name) first, then compounds ("자율주행팀"); another lone common noun is no name."""
-    if sentence.isascii():
-        return [m.name for m in find_mentions(sentence)]
+    if sentence.isascii():  # a possessive is not part of the name ("Clement Attlee's")
+        return [re.sub(r"['’]s$", "", m.name) for m in find_mentions(sentence)]
     proper: list[str] = []
     compound: list[str] = []
     tokens = get_kiwi().tokenize(sentence)

@@ -105,3 +105,14 @@ def test_the_answer_has_the_type_the_step_asks_for(
 ) -> None:
     read = StepReader().read(query, passages(*docs))
     assert read is not None and read.text == answer
+
+
+def test_a_bridge_read_of_the_whole_question_wants_a_name_not_the_answer_type() -> None:
+    """The adaptive step reads the question itself for the entity on the way to its answer: a
+    "when?" question's bridge is the man, not a date."""
+    text = "The Distribution of Industry Act was passed in 1945 by Clement Attlee's government."
+    found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
+    question = "The Distribution of Industry act was passed by a man who was prime minister when?"
+    assert StepReader().read(question, found).text == "1945"  # type: ignore[union-attr]
+    bridge = StepReader().read(question, found, bridge=True)
+    assert bridge is not None and bridge.text == "Clement Attlee"
