@@ -72,6 +72,20 @@ def shaped_reading(reader: Reader, question: str, passages: Sequence[Passage]) -
     return None
 
 
+def subjects_found(reader: Reader, question: str, passages: Sequence[Passage]) -> bool:
+    """Whether the question names subjects to choose between, judge or compare, and every one
+    of them has its passage: that is evidence, though no passage holds the question's other
+    words ("Who has a wider scope of profession, A or B?")."""
+    shape = comparison(question) or shared(question)
+    names: tuple[str, ...] = ()
+    if shape is not None:
+        names = shape.alternatives if isinstance(shape, Comparison) else shape.subjects
+    if not names:
+        verdict = yes_no(question)
+        names = verdict.subjects if verdict is not None and len(verdict.subjects) > 1 else ()
+    return bool(names) and all(about(reader, name, passages) for name in names)
+
+
 def about(reader: Reader, name: str, passages: Sequence[Passage]) -> list[Passage]:
     """The passages about a named subject: titled by it, else naming all its words."""
     terms = reader.terms(name)

@@ -135,3 +135,20 @@ def test_no_verdict_without_a_passage_for_each_subject() -> None:
     question = "Are Phlebodium and Pieris both species of ferns?"
     assert shaped_reading(Reader(), question, passages) is None
     assert Extractor().answer(question, passages, None).startswith("Phlebodium is a small genus")
+
+
+def test_an_unsettled_comparison_still_answers_from_both_subjects_passages() -> None:
+    # "a wider scope of profession" is in no passage: the evidence check on words fails, yet
+    # both named alternatives have their passages, so the answer is read from them.
+    passages = [
+        passage(1, "Christopher Guest\n\nChristopher Guest is an English-American screenwriter, "
+                "composer, musician, director, actor and comedian.", "Christopher Guest"),
+        passage(2, "Roman Karmen\n\nRoman Karmen was a Soviet war cameraman and film director.",
+                "Roman Karmen"),
+    ]  # fmt: skip
+    question = "Who has a wider scope of profession, Christopher Guest or Roman Karmen?"
+    extractor = Extractor()
+    assert not extractor.reader.evidence(question, passages)
+    assert extractor.relevant(question, passages)
+    assert extractor.answer(question, passages, None)
+    assert not extractor.relevant("Who has a wider scope, Anna Berg or Carl Lind?", passages)
