@@ -306,7 +306,8 @@ class Reader:
         spans = set(self._answer_spans(q, sentence)) if q.kind != "thing" else set()
         if len(spans) == 1:
             span = spans.pop()
-            return None if sentence.startswith(span) else span
+            named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
+            return span if named and not sentence.startswith(span) else None  # "the Time Quintet"
         title = (passage.title or "").strip()
         if (
             q.kind != "date"

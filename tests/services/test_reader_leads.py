@@ -51,6 +51,9 @@ def test_the_one_span_of_the_asked_type_leads() -> None:
     found = [passage(1, "The museum's first director was Anna Berg, appointed in 1921.")]
     text = read("Who was the museum's first director?", found).text()
     assert text.startswith("Anna Berg — The museum's first director was Anna Berg")
+    # "the Time Quintet" is no person's name
+    found = [passage(1, "It is a companion book and part of the Time Quintet.")]
+    assert read("The book is part of a series written by who?", found).headline is None
     # two candidate names: no headline, the sentence alone
     found = [passage(1, "Anna Berg and Carl Lind ran the museum from 1921 until 1930.")]
     assert read("Who ran the museum?", found).text().startswith("Anna Berg and Carl Lind")
