@@ -33,6 +33,7 @@ from planrag.text.question_shapes import Comparison, Shared, YesNo, comparison, 
 
 DEFINING = 3  # a subject's opening sentences, where what it is is said
 HELD_SHARE = 2 / 3  # of the asked words a subject's sentence must hold for a "yes"
+STATED_AT_END = 12  # a stated value ends the question: "…은 500kg인가요?", "… 9월에 출시되었나요?"
 _NOT_NATION_TEXT = """january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday new old inc ltd llc corp co
     latin christian catholic protestant jewish muslim islamic buddhist hindu orthodox"""
@@ -242,6 +243,8 @@ def _stated_value(reader: Reader, question: str, passages: Sequence[Passage]) ->
             s.text
             for s in typed_spans(question, kind)
             if any(c.isdigit() for c in s.text) and not _in_code(question, s.start)
+            if len(question.rstrip(" ?")) - s.end
+            <= STATED_AT_END  # the asked value, not "코로나 19"
         ]
         if not stated:
             continue

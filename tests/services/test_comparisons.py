@@ -152,3 +152,10 @@ def test_an_unsettled_comparison_still_answers_from_both_subjects_passages() -> 
     assert extractor.relevant(question, passages)
     assert extractor.answer(question, passages, None)
     assert not extractor.relevant("Who has a wider scope, Anna Berg or Carl Lind?", passages)
+
+
+def test_a_number_inside_a_name_is_no_stated_value() -> None:
+    # "코로나 19" names the pandemic: the question states no value, so no 예/아니요.
+    passages = [passage(1, "코로나 19 사태 이후 금융의 디지털 전환 지수는 42로 빠르게 높아졌다.")]
+    question = "코로나 19 사태 이후 금융에서도 디지털 전환이 빠르게 진행되었나요?"
+    assert not Extractor().answer(question, passages, None).startswith(("예 — ", "아니요 — "))
