@@ -10,8 +10,9 @@ whose sentence holds more of the question's other words wins; a tie, or a value 
 either side, gives no choice (the ordinary answer stands).
 
 A yes/no question about two subjects ("Are A and B both …?") is read the same way per subject:
-"Yes" when each subject's sentence holds the asked words, "No" when one does not; "from the same
-country" compares the subjects' nationalities or places. A question stating a value ("누리봇
+"Yes" when each subject's sentence holds the asked words (a sentence lacking them is no evidence
+for "No": then the ordinary answer); "from the same country" compares the subjects'
+nationalities or places, "No" when they differ. A question stating a value ("누리봇
 S2의 최대 적재 중량은 500kg인가요?") is answered "예" when the best sentence holds that value,
 "아니요" when it holds another value of the same unit. Every verdict is followed by its evidence,
 cited; without evidence for every subject there is no verdict.
@@ -232,6 +233,8 @@ def _two_subjects(
         if not asked:
             return None
         yes = all(len(asked & reader.terms(s)) >= HELD_SHARE * len(asked) for s in sentences)
+        if not yes:
+            return None  # words missing from a sentence are no evidence for "no"
     return _combined(question, readings, _verdict_word(question, yes))
 
 

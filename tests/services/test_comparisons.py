@@ -116,8 +116,11 @@ def test_yes_or_no_rests_on_both_subjects_sentences() -> None:
         passage(3, "Polypodium\n\nPolypodium is a genus of between 75 and 100 species of ferns.",
                 "Polypodium"),
     ]  # fmt: skip
-    no = Extractor().answer("Are Phlebodium and Pieris both species of ferns?", passages, None)
-    assert no.startswith("No — ") and "[1]" in no and "[2]" in no
+    # Pieris's sentence lacks "ferns": no evidence for "No" either, the ordinary answer
+    unsettled = Extractor().answer(
+        "Are Phlebodium and Pieris both species of ferns?", passages, None
+    )
+    assert not unsettled.startswith(("Yes", "No")) and unsettled
     yes = Extractor().answer("Are Phlebodium and Polypodium both species of ferns?", passages, None)
     assert yes.startswith("Yes — ")
     people = [
