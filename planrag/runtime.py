@@ -53,7 +53,7 @@ from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
 from planrag.stores.pgvector import PgVectorStore
-from planrag.stores.postgres import PostgresProvider
+from planrag.stores.postgres import PostgresProvider, metadata_url
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.search_batching import BatchingVectorStore
@@ -141,13 +141,6 @@ def indexing_process(settings: Settings) -> LowPriorityProcess | None:
     user_dict = settings.bm25.user_dict
     setup = [(load_user_dictionary, (Path(user_dict),))] if user_dict else []
     return LowPriorityProcess(setup=setup)
-
-
-def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
-    """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
-    if not settings.db.url and settings.pg.metadata:
-        return postgres.sqlalchemy_url()
-    return settings.database_url
 
 
 @dataclass

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from planrag.text.entities import normalize
+from planrag.text.name_lexicon import SURNAMES
 from planrag.text.named_entities import CONCEPT, MAYBE_PERSON, ORG, PERSON, PRODUCT, Named
 
 # A bracket that may hold another name, or a company mark: "(주)" 주식회사, "(유)" 유한회사.
@@ -40,6 +41,7 @@ class Canonical:
     name: str
     type: str
     aliases: list[str] = field(default_factory=list)
+    prefix: str = ""  # a person named only by a short form: what the full name begins with
 
 
 def mask_brackets(sentence: str) -> tuple[str, list[tuple[int, str]]]:
@@ -112,12 +114,29 @@ def resolve(mentions: list[Named]) -> dict[str, Canonical]:
         if not entry.type:
             entry.type = _default_type(entry.name, products)
     _merge_prefixes(canon)
+    for entry in canon.values():
+        if entry.type == PERSON and _short_name(entry.name, people):
+            entry.prefix = entry.name  # "최민": a full name elsewhere in the KB may extend it
     for m in mentions:
         if m.surname:
             person = _person_of(m, people)
             if person is not None:
                 canon[surname_key(m)] = canon[normalize(person.name)]
+            elif m.title:  # "김 대표" and no 김 in the document: another document may name him
+                canon[surname_key(m)] = canon.setdefault(
+                    normalize(f"{m.name} {m.title}"),
+                    Canonical(f"{m.name} {m.title}", PERSON, prefix=m.name),
+                )
     return canon
+
+
+def _short_name(name: str, people: list[Named]) -> bool:
+    """A two-syllable Korean person's name ("최민") no longer name of the document extends."""
+    return (
+        re.fullmatch(r"[가-힣]{2}", name) is not None
+        and name[0] in SURNAMES
+        and not any(p.name != name and p.name.startswith(name) for p in people)
+    )
 
 
 def surname_key(mention: Named) -> str:

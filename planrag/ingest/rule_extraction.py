@@ -285,7 +285,11 @@ def _chunk_graph(
             if entry and key and key not in entities:
                 aliases = [a for a in dict.fromkeys(entry.aliases) if normalize(a) != key]
                 entities[key] = Entity(
-                    key=key, name=entry.name[:500], type=entry.type or CONCEPT, aliases=aliases
+                    key=key,
+                    name=entry.name[:500],
+                    type=entry.type or CONCEPT,
+                    aliases=aliases,
+                    prefix=entry.prefix,
                 )
         for h, t, type_ in sentence.relations:
             source, target = keys[h], keys[t]

@@ -52,6 +52,7 @@ from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
 from planrag.services.citation_check import check_citations, cited_sentences
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor, path_reading
+from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
@@ -249,7 +250,7 @@ class AskService:
         )
         self._owners = OwnershipResolver(metadata.engine)
         self._steps = AskSteps(
-            StepRunner(self._executor, settings.ask.max_passages),
+            StepRunner(self._executor, settings.ask.max_passages, GraphStepReader(retrieval)),
             self._stages,
             settings.planner.max_steps,
             settings.ask.steps_time_budget_s,
@@ -478,7 +479,7 @@ class AskService:
         question = run.request.question
         reader = self._reader(plan, readable)
         first_step = PlanStep(id="s1", query=plan.query or question)
-        answer = reader.read(first_step.query, passages) if passages else None
+        answer = reader.read(first_step.query, passages, bridge=True) if passages else None
         first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
         second = adaptive_step(question, reader, first)
         if second is None:
@@ -502,10 +503,7 @@ class AskService:
         )
         if exists and not self._chat.configured:
             run.extractive = await self._stages.search(
-                lambda: (
-                    step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
-                    or self._extractive(question, plan, passages, readable)
-                )
+                lambda: self._chain_answer(question, plan, outcome, passages, readable)
             )
             exists = bool(run.extractive)  # one verdict
         run.record.timings_ms["steps"] = _ms(searching)
@@ -514,6 +512,33 @@ class AskService:
         run.record.stages = outcome.stages
         run.record.hits = [ResultHit.of(p) for p in passages]
         run.chained = (passages, exists)
+
+    def _chain_answer(
+        self,
+        question: str,
+        plan: SearchPlan,
+        outcome: StepsOutcome,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        """A chain's extractive answer: the bridge steps' sentences, then the answer reader's
+        reading of the last step's query (it names the bridge: "What is the population of
+        Nelson?") over every step's passages; an adaptive chain's last query is only search
+        words, so the question is read instead."""
+        steps = _answer_steps(outcome.results, plan.answer_from)
+        if not steps:
+            return self._extractive(question, plan, passages, readable)
+        last = steps[-1].record
+        final_id = plan.answer_from or (plan.steps[-1].id if plan.steps else None)
+        asked = last.query if last.id == final_id and not last.adaptive else question
+        unscoped = plan.model_copy(update={"query": None})
+        final = self._extractive(asked, unscoped, passages, readable)
+        if not final:
+            final = step_answer_text(steps[-1:], passages)
+        bridges = step_answer_text(steps[:-1], passages)
+        return " ".join(p for p in (bridges, final) if p) or self._extractive(
+            question, plan, passages, readable
+        )
 
     async def _answer_stage(
         self,

@@ -26,6 +26,7 @@ from planrag.planner.schema import Weights
 from planrag.services.ownership import OwnershipResolver, restricted_ids
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
+from planrag.stores.graph import GraphStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.lexical import LexicalStore
 from planrag.stores.metadata import MetadataStore
@@ -269,6 +270,14 @@ class RetrievalService:
             else None,
             threshold=threshold,
         )
+
+    def graph_store(self, kb: KnowledgeBase) -> GraphStore | None:
+        """The knowledge base's graph store; None without one (graph_backend `none`)."""
+        return None if self._graphs is None else self._graphs.for_kb(kb.graph_backend)
+
+    def chunk_texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        """Chunk ids → their texts."""
+        return self._texts(chunk_ids)
 
     def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
         return {cid: c.text for cid, c in self._metadata.get_chunks(chunk_ids).items()}

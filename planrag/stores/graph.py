@@ -64,6 +64,12 @@ class Entity(BaseModel):
     extracted_by: list[str] = Field(
         default_factory=list, description="the extractors that found it: rule, llm (extraction)"
     )
+    prefix: str = Field(
+        default="",
+        description="a person its document named only by a short form ('최민 수석', '김 대표'): "
+        "what the person's full name begins with. Unification completes it from the KB or, for a "
+        "bare surname, drops it (extraction; written, never stored)",
+    )
 
     @field_validator("type")
     @classmethod

@@ -206,3 +206,67 @@ def test_one_entity_per_thing_across_documents(
     assert ("park_ji_eun", "CEO_OF", owner) in edges  # the English document's relation
     [found] = store.match(kb.id, [other]).matches  # the other name finds it
     assert found.entity.key == owner and found.exact
+
+
+FULL_NAMES = (
+    "최민호 수석연구원은 한빛로보틱스 자율주행팀 소속이다. "
+    "한빛로보틱스의 대표이사는 김도윤이다. 김도윤은 한결대학교를 졸업했다."
+)
+SHORT_NAMES = (
+    "최민 수석은 자율주행팀에서 라이다를 맡았다. 김 대표는 한빛로보틱스의 성장을 이끌었다."
+)
+
+
+def test_a_short_name_in_another_document_is_the_one_person_it_can_be(
+    graph_runtime: tuple[Runtime, str],
+) -> None:
+    """ "최민 수석" and "김 대표" in a later document are 최민호 and 김도윤: exactly one full name
+    of the KB extends each, and the context agrees (자율주행팀, 한빛로보틱스 are related to them).
+    The short forms are recorded as aliases, and deleting the document takes them away."""
+    rt, backend = graph_runtime
+    kb = rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend=backend))
+    upload(rt, kb.id, "people.txt", FULL_NAMES)
+    later = upload(rt, kb.id, "later.txt", SHORT_NAMES)
+    store = rt.graphs.get(backend)
+    assert store.entities(kb.id, ["최민", "김_대표"]) == []  # no entity of their own
+    infos = {i.entity.key: i for i in store.entities(kb.id, ["최민호", "김도윤"])}
+    assert "최민" in infos["최민호"].entity.aliases
+    assert "김 대표" in infos["김도윤"].entity.aliases
+    assert {m.doc_id for m in store.mentions(kb.id, ["최민호", "김도윤"]).mentions} >= {later}
+    [found] = store.match(kb.id, ["최민"], fuzzy=False).matches
+    assert found.entity.key == "최민호"
+    rt.ingestion.delete(kb.id, later)
+    infos = {i.entity.key: i for i in store.entities(kb.id, ["최민호", "김도윤"])}
+    assert infos["최민호"].entity.aliases == [] and infos["김도윤"].entity.aliases == []
+
+
+@pytest.mark.parametrize(
+    ("other", "why"),
+    [
+        ("최민수는 한빛로보틱스 자율주행팀 연구원이다. 김서준은 한빛로보틱스의 고문이다.", "two"),
+        ("최민 수석은 부산에서 강연했다. 김 대표는 서울에서 강연했다.", "context"),
+    ],
+    ids=["two-full-names", "no-shared-context"],
+)
+def test_an_ambiguous_short_name_is_never_merged(runtime: Runtime, other: str, why: str) -> None:
+    """Two full names extending the short form (최민호, 최민수; 김도윤, 김서준), or a context the
+    full name is not related to: 최민 stays a person of its own, 김 대표 names nobody."""
+    kb = rt_kb(runtime)
+    store = runtime.graphs.get("ontology")
+    upload(runtime, kb, "people.txt", FULL_NAMES)
+    if why == "two":
+        upload(runtime, kb, "more.txt", other)
+        upload(runtime, kb, "later.txt", SHORT_NAMES)
+    else:
+        upload(runtime, kb, "later.txt", other)
+    [minho] = store.entities(kb, ["최민호"])
+    assert "최민" not in minho.entity.aliases
+    [short] = store.entities(kb, ["최민"])
+    assert short.entity.type == "PERSON"
+    [doyun] = store.entities(kb, ["김도윤"])
+    assert doyun.entity.aliases == []
+    assert store.entities(kb, ["김_대표"]) == []
+
+
+def rt_kb(rt: Runtime) -> str:
+    return rt.knowledge_bases.create(KnowledgeBaseCreate(name="g", graph_backend="ontology")).id

@@ -203,6 +203,12 @@ def test_the_graph_view_colours_types_and_no_edge_labels_overlap(
     page.get_by_test_id("graph-entity").fill("한빛로보틱스")
     page.get_by_role("button", name="보기", exact=True).click()
     expect(page.get_by_test_id("entity-list")).to_contain_text("한빛로보틱스")
+    # Its relations are listed with the sentence each was read from and who found it.
+    relations = page.get_by_test_id("relation-list")
+    ceo = relations.locator("[data-testid=relation][data-type=CEO_OF]").first
+    expect(ceo).to_contain_text("한빛로보틱스")
+    expect(ceo.get_by_test_id("relation-sentence")).to_contain_text("대표")
+    expect(ceo.get_by_test_id("relation-extracted-by")).to_contain_text("rule")
     boxes = _boxes(canvas)
     page.screenshot(path=tmp_path / "graph-center.png")
     assert boxes

@@ -132,7 +132,14 @@ export interface GraphMetadata {
   extracted_entities: string[];
   matched_entities: { query: string; entity: string; exact: boolean }[];
   expanded_entities: string[];
-  triples: { source: string; type: string; target: string }[];
+  triples: {
+    source: string;
+    type: string;
+    target: string;
+    sentence?: string;
+    extracted_by?: string;
+    documents?: string[];
+  }[];
   queries: { language: string; text: string; params: Record<string, unknown> }[];
   analysis: { multi_hop: boolean; pattern: string | null; relation_hints: string[]; hops: number };
   graph_chunks: number;
@@ -288,11 +295,21 @@ export interface GraphNode {
   sources: number;
 }
 
+/** A relation, with where it was read (spec 001's provenance; "" when none was kept). */
+export interface GraphEdge {
+  source: string;
+  target: string;
+  type: string;
+  sentence: string;
+  extracted_by: string;
+  documents: string[];
+}
+
 export interface GraphView {
   kb_id: string;
   center: string | null;
   nodes: GraphNode[];
-  edges: { source: string; target: string; type: string }[];
+  edges: GraphEdge[];
   truncated: boolean;
 }
 

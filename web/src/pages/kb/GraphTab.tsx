@@ -98,6 +98,7 @@ export default function GraphTab() {
           ))}
         </ul>
       )}
+      {graph.data && graph.data.edges.length > 0 && <Relations view={graph.data} />}
       {selected && (
         <section data-testid="entity-sources">
           <h3>{t("graph.sources", { name: selected.name })}</h3>
@@ -113,6 +114,32 @@ export default function GraphTab() {
         </section>
       )}
     </div>
+  );
+}
+
+/** The view's relations, each with the sentence it was read from and who found it. */
+function Relations({ view }: { view: GraphView }) {
+  const t = useT();
+  const names = new Map(view.nodes.map((n) => [n.id, n.name]));
+  return (
+    <section>
+      <h3>{t("graph.relations")}</h3>
+      <ul className="relation-list" data-testid="relation-list">
+        {view.edges.map((e, i) => (
+          <li key={i} data-testid="relation" data-type={e.type}>
+            <span>
+              {names.get(e.source) ?? e.source} —{e.type}→ {names.get(e.target) ?? e.target}
+            </span>
+            {e.sentence && <q className="muted small" data-testid="relation-sentence">{e.sentence}</q>}
+            {e.extracted_by && (
+              <span className="chip small" data-testid="relation-extracted-by">
+                {t("graph.extractedBy", { by: e.extracted_by })}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
