@@ -228,6 +228,7 @@ class Runtime:
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
                 on_indexed=calibrator.refresh,
+                on_settled=calibrator.settle,
                 locks=locks,
                 process=helper,
                 limits=ReadLimits(
@@ -300,7 +301,12 @@ class Runtime:
     def ask(self) -> AskService:
         """Plan → execute → answer (POST /ai/v2/ask, /ai/v2/plan, traces, CLI ask/plan)."""
         return AskService.build(
-            self.settings, self.metadata, self.retrieval, self.chat, self.executors.strategies
+            self.settings,
+            self.metadata,
+            self.retrieval,
+            self.chat,
+            self.executors.strategies,
+            learn=self.calibrator.learn,
         )
 
     @cached_property

@@ -52,6 +52,7 @@ from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
 from planrag.services.citation_check import check_citations, cited_sentences
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor, path_reading
+from planrag.services.fusion_feedback import Evidence, Learn, evidence
 from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
@@ -214,11 +215,12 @@ class AskService:
         retrieval: RetrievalService,
         chat: ChatClient,
         strategies: tuple[str, ...],
+        learn: Learn | None = None,
     ) -> AskService:
         catalog = Catalog(metadata.engine)
         planner = Planner(settings.planner, settings.llm, chat, document_counter(catalog))
         traces = TraceStore(metadata.engine, keep=settings.ask.max_traces)
-        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies)
+        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies, learn)
 
     def __init__(
         self,
@@ -230,8 +232,11 @@ class AskService:
         chat: ChatClient,
         traces: TraceStore,
         strategies: tuple[str, ...],
+        learn: Learn | None = None,
     ) -> None:
         self._settings = settings
+        # what an LLM answer's citations teach the KBs' fusion weights (fusion_feedback.py)
+        self._learn = learn if settings.ask.fusion_feedback else None
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
@@ -366,6 +371,9 @@ class AskService:
             async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
                 yield answer_event
             last: AskEvent = run.end(passages)
+            if self._learn is not None and run.record.answer_source == "llm":
+                kb_ids = {kb.name: kb.id for kb in readable}
+                run.evidence = evidence(run.record.citations or [], passages, kb_ids)
         except asyncio.CancelledError:
             run.trace.status = "cancelled"
             self._record(run)
@@ -574,6 +582,16 @@ class AskService:
             self.traces.save(run.trace)
         except Exception:
             log.exception("could not store trace %s", run.trace.id)
+        if self._learn is not None:
+            self._learn_from(self._learn, run.evidence)
+
+    @staticmethod
+    def _learn_from(learn: Learn, found: list[Evidence]) -> None:
+        for item in found:
+            try:
+                learn(item.kb_id, item.script, item.dense_rr, item.lexical_rr)
+            except Exception:  # the answer stands; only the weights learn nothing
+                log.exception("could not record fusion feedback for %s", item.kb_id)
 
     def run(
         self, request: AskRequest, readable: list[KnowledgeBase], principal: str | None = None
@@ -758,6 +776,7 @@ class _AskRun:
         self.unsupported: list[UnsupportedCitation] | None = None  # an LLM answer's, checked
         self.chain: StepsRequest | None = None  # steps to run: planned, or the adaptive one
         self.chained: tuple[list[Passage], bool] = ([], False)  # their passages, evidence
+        self.evidence: list[Evidence] = []  # what its cited passages teach the fusion weights
         self.record = AskTrace()
         self.trace = Trace(
             id=str(uuid.uuid4()),

@@ -321,6 +321,8 @@ class RetrievalService:
                         dense_score=cand.dense,
                         title_score=cand.title,
                         lexical_score=cand.lexical,
+                        dense_rank=cand.dense_rank,
+                        lexical_rank=cand.lexical_rank,
                         rerank_score=cand.rerank,
                         l2_distance=cand.l2_distance,
                         fusion=fusion,
