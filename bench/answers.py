@@ -255,6 +255,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=RESULTS_DIR / "answers-data")
     parser.add_argument("--shared", type=Path, default=SHARED, help="../shared/data")
     args = parser.parse_args()
+    args.data_dir = args.data_dir.resolve()  # the server runs from its parent directory
     args.data_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"label": args.label, "machine": machine(), "sets": {}}
     with planrag_server(args.data_dir, RESULTS_DIR / "answers-server.log") as server:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -23,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bench.datasets import RESULTS  # noqa: E402
 from planrag.core.settings import E5_MODEL, EmbeddingSettings, IngestSettings, Settings  # noqa: E402
 from planrag.core.types import DocumentMetadata  # noqa: E402
-from planrag.executors import fusion  # noqa: E402
+from planrag.executors import fusion, hybrid  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
@@ -88,22 +89,55 @@ def main() -> None:
             print(
                 "calibration", runtime.metadata.get_kb(kb_id).model_dump(mode="json")["calibration"]
             )
-            runs = [("ann", "ann", None), ("bm25", "bm25", None), ("hybrid", "hybrid", None)]
+            runs: list[tuple[str, str, float | None]] = [
+                ("ann", "ann", None),
+                ("bm25", "bm25", None),
+                ("hybrid", "hybrid", None),
+            ]
             runs += [(f"hybrid, cross-script dense {w}", "hybrid", w) for w in args.dense]
+            runs += [("hybrid, other-script passages not imputed", "hybrid", -1.0)]
             default = fusion.CROSS_SCRIPT_DENSE
             for label, strategy, weight in runs:
-                fusion.CROSS_SCRIPT_DENSE = default if weight is None else weight
+                hybrid.CROSS_SCRIPT_IMPUTE = weight != -1.0
+                fusion.CROSS_SCRIPT_DENSE = default if weight in (None, -1.0) else weight
                 ranks = {q["id"]: found(runtime, kb_id, names, q, strategy) for q in qs}
                 rows[label] = summary(qs, ranks) | {"ranks": ranks}  # type: ignore[assignment,dict-item]
                 print(label, json.dumps(rows[label]), flush=True)
                 missed = [i for i, r in ranks.items() if not 0 < r <= 3]
                 print("  not in top 3:", missed, flush=True)
-            fusion.CROSS_SCRIPT_DENSE = default
+            fusion.CROSS_SCRIPT_DENSE, hybrid.CROSS_SCRIPT_IMPUTE = default, True
+            rows["ask (no LLM)"] = asked(runtime, qs)  # type: ignore[assignment]
+            print("ask", json.dumps(rows["ask (no LLM)"]), flush=True)
         finally:
             runtime.close()
     args.out.parent.mkdir(exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
     print(table(rows, qs))
+
+
+def asked(runtime: Runtime, qs: list[dict[str, str]]) -> dict[str, object]:
+    """Every question through the ask path as a user meets it (planner rules, no LLM: the
+    extractive answer): answered when the answer cites a passage of the question's document
+    holding its answer; `vetoed` counts answers of "nothing found" although the search's
+    passages held it (the evidence check refusing a cross-lingual hit)."""
+    from planrag.services.ask import AskRequest
+
+    readable = [runtime.metadata.get_kb_by_name("ko-company")]
+    answered: dict[str, bool] = {}
+    vetoed: list[str] = []
+    for q in qs:
+        request = AskRequest(question=q["question"], knowledge_bases=["ko-company"])
+        outcome = runtime.ask.run(request, readable)
+        held = [p for p in outcome.passages if q["answer"] in p.content]
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", outcome.answer)}
+        answered[q["id"]] = any(p.n in cited for p in held)
+        if held and outcome.answer_source not in ("extractive", "llm"):
+            vetoed.append(q["id"])
+    out: dict[str, object] = {}
+    for lang in ("en", "ko"):
+        mine = [answered[q["id"]] for q in qs if q["lang"] == lang]
+        out[f"{lang} answered"] = sum(mine) / len(mine)
+    return out | {"vetoed": vetoed, "not answered": [i for i, a in answered.items() if not a]}
 
 
 def summary(qs: list[dict[str, str]], ranks: dict[str, int]) -> dict[str, float]:
@@ -123,6 +157,8 @@ def table(rows: dict[str, dict[str, float]], qs: list[dict[str, str]]) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for label, r in rows.items():
+        if "en top1" not in r:
+            continue
         lines.append(
             f"| {label} | {r['en top1']:.2f} | {r['en top3']:.2f} | {r['ko top1']:.2f} | "
             f"{r['ko top3']:.2f} |"

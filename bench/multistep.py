@@ -2,15 +2,18 @@
 (planner → steps → search → extractive answer; no LLM), and how often the rule planner adds
 steps to single-hop questions.
 
-    python -m bench.multistep ko                  # tests/fixtures/ko_company/multihop.jsonl
-    python -m bench.multistep hotpot [--limit N]  # HotpotQA-200 (../shared/data)
+    python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
+    python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
+    (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
+    the questions the rule planner or the adaptive step may give steps)
 
 Per question: all-gold recall@10 (every supporting document among the 10 passages the answer is
 given: the merged passages of every step for multi-step, the search's for one step) and answer
-containment (the gold answer in the answer text). "One step" is the same server with
-`PLANRAG_PLANNER__MAX_STEPS=1` (no rule steps, no adaptive step). Both sides give the answer
-10 passages (`PLANRAG_ASK__MAX_PASSAGES=10`).
+containment (the gold answer in the answer text); also all-gold@3 (the passages an answer
+leans on most), whether a step read the bridge entity, and how many steps the graph answered.
+"One step" is the same server with `PLANRAG_PLANNER__MAX_STEPS=1` (no rule steps, no adaptive
+step). Both sides give the answer 10 passages (`PLANRAG_ASK__MAX_PASSAGES=10`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from bench.fusion import open_runtime  # noqa: E402
 from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
-from planrag.core.settings import E5_MODEL, Settings  # noqa: E402
+from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa: E402
 from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
 from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
@@ -82,11 +85,17 @@ def fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def score(found: dict[str, Any], gold: set[str], answer: str, doc_key: Any) -> dict[str, Any]:
+def score(
+    found: dict[str, Any], gold: set[str], answer: str, doc_key: Any, bridge: str | None = None
+) -> dict[str, Any]:
     top = [doc_key(p.doc_id) for p in found["passages"][:DEPTH]]
     union = {doc_key(h.doc_id) for s in found["steps"] for h in s.hits} | set(top)
+    read = [s.answer.text for s in found["steps"] if s.answer is not None]
     return {
         "all_gold": gold <= set(top),
+        "all_gold_3": gold <= set(top[:3]),
+        "bridge": bridge is not None and any(fold(bridge) in fold(r) for r in read[:-1] or read),
+        "graph_steps": sum(1 for s in found["steps"] if s.answer and s.answer.source == "graph"),
         "all_gold_union": gold <= union,
         "contains": fold(answer) in fold(found["answer"]),
         "steps": len(found["steps"]),
@@ -95,19 +104,32 @@ def score(found: dict[str, Any], gold: set[str], answer: str, doc_key: Any) -> d
     }
 
 
+SIDES = ("one-step", "multi-step")
+
+
 def compare(
-    runtime: Runtime, kb: KnowledgeBase, cases: list[dict[str, Any]], doc_key: Any, out: Path
+    runtime: Runtime,
+    kb: KnowledgeBase,
+    cases: list[dict[str, Any]],
+    doc_key: Any,
+    out: Path,
+    names: tuple[str, ...] = SIDES,
 ) -> dict[str, Any]:
-    sides = {"one-step": service(runtime, 1), "multi-step": service(runtime, 4)}
+    steps = {"one-step": 1, "multi-step": 4}
+    sides = {name: service(runtime, steps[name]) for name in names}
     rows = []
     started = time.perf_counter()
     for i, case in enumerate(cases, start=1):
         row: dict[str, Any] = {"id": case["id"], "question": case["question"]}
         for name, asking in sides.items():
             found = ask(asking, kb, case["question"])
-            row[name] = score(found, set(case["docs"]), case["answer"], doc_key)
+            row[name] = score(found, set(case["docs"]), case["answer"], doc_key, case.get("bridge"))
             if name == "multi-step":
                 row["step_queries"] = [s.query for s in found["steps"]]
+                row["step_answers"] = [
+                    [s.answer.text, s.answer.source] if s.answer else None for s in found["steps"]
+                ]
+                row["expected_types"] = [s.expected_type for s in found["steps"]]
                 row["answer"] = found["answer"][:300]
         rows.append(row)
         if i % 10 == 0:
@@ -117,6 +139,9 @@ def compare(
         part = [r[name] for r in rows]
         summary[name] = {
             "all_gold@10": round(sum(p["all_gold"] for p in part) / len(part), 3),
+            "all_gold@3": round(sum(p["all_gold_3"] for p in part) / len(part), 3),
+            "bridge_read": round(sum(p["bridge"] for p in part) / len(part), 3),
+            "graph_steps": sum(p["graph_steps"] for p in part),
             "all_gold_any_step": round(sum(p["all_gold_union"] for p in part) / len(part), 3),
             "contains": round(sum(p["contains"] for p in part) / len(part), 3),
             "with_steps": round(sum(p["steps"] > 0 for p in part) / len(part), 3),
@@ -127,12 +152,15 @@ def compare(
     return summary
 
 
-def ko_kb(runtime: Runtime) -> tuple[KnowledgeBase, dict[str, str]]:
-    """The fixture corpus in its own KB (ingested once); document id → file name."""
+def ko_kb(runtime: Runtime, graph: bool = False) -> tuple[KnowledgeBase, dict[str, str]]:
+    """The fixture corpus in its own KB (ingested once; `graph`: a KB with the rule-extracted
+    graph, ontology backend); document id → file name."""
+    name = "ko_company_graph" if graph else "ko_company"
     try:
-        kb = runtime.metadata.get_kb_by_name("ko_company")
+        kb = runtime.metadata.get_kb_by_name(name)
     except KnowledgeBaseNotFound:
-        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="ko_company"))
+        backend = "ontology" if graph else "none"
+        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name, graph_backend=backend))
     have = {d.filename for d in runtime.metadata.list_documents(kb.id)}
     files = [p for p in sorted(FIXTURES.glob("*.md")) if p.name != "README.md"]
     for path in files:
@@ -146,14 +174,15 @@ def ko_kb(runtime: Runtime) -> tuple[KnowledgeBase, dict[str, str]]:
     return kb, {d.id: d.filename for d in docs}
 
 
-def run_ko(runtime: Runtime) -> None:
-    kb, names = ko_kb(runtime)
+def run_ko(runtime: Runtime, sides: tuple[str, ...], out: Path, graph: bool = False) -> None:
+    kb, names = ko_kb(runtime, graph)
     cases = [json.loads(line) for line in (FIXTURES / "multihop.jsonl").read_text().splitlines()]
-    out = RESULTS / "multistep_ko.json"
-    print(json.dumps(compare(runtime, kb, cases, names.get, out), indent=1))
+    print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
-def run_hotpot(runtime: Runtime, limit: int | None) -> None:
+def run_hotpot(
+    runtime: Runtime, limit: int | None, sides: tuple[str, ...], out: Path, gated: bool = False
+) -> None:
     """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
     data = json.loads(all_datasets()["hotpotqa_200"].read_text())
     kb = runtime.metadata.get_kb_by_name("set-hotpotqa_200")
@@ -166,9 +195,10 @@ def run_hotpot(runtime: Runtime, limit: int | None) -> None:
         for q, text in data["queries"].items()
         if set(data["qrels"][q]) <= have
     ][:limit]
+    if gated:  # the others run the same code on both sides (no rule steps, no adaptive gate)
+        cases = [c for c in cases if may_chain(c["question"])]
     print(f"{len(cases)} questions, {len(docs)} paragraphs in the KB", flush=True)
-    out = RESULTS / "multistep_hotpot.json"
-    print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out), indent=1))
+    print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out, sides), indent=1))
 
 
 def run_singlehop() -> None:
@@ -198,10 +228,24 @@ def main() -> None:
     parser.add_argument("what", choices=["ko", "hotpot", "singlehop"])
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--sides", choices=["both", *SIDES], default="both")
+    parser.add_argument("--out", type=Path, default=None, help="the result file")
+    parser.add_argument("--graph", action="store_true", help="ko: a KB with a graph (ontology)")
+    parser.add_argument(
+        "--gated",
+        action="store_true",
+        help="hotpot: only the questions shaped like a chain (planner.chains.may_chain); the "
+        "others get no step on either side, so both sides run the same code for them",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="a copy of the shared e5 ingestion (hotpot)"
+    )
     args = parser.parse_args()
     if args.what == "singlehop":
         run_singlehop()
         return
+    sides = SIDES if args.sides == "both" else (args.sides,)
+    out = args.out or RESULTS / f"multistep_{args.what}.json"
     if args.what == "ko":
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None, data_dir=RESULTS / "multistep" / "ko" / args.model.replace("/", "_")
@@ -210,13 +254,22 @@ def main() -> None:
         settings.embedding.threads = 1
         runtime = Runtime.open(settings)
         try:
-            run_ko(runtime)
+            run_ko(runtime, sides, out, args.graph)
         finally:
             runtime.close()
         return
-    runtime = open_runtime(args.model, 1)
+    if args.data_dir is None:
+        runtime = open_runtime(args.model, 1)
+    else:
+        runtime = Runtime.open(
+            Settings(  # type: ignore[call-arg]
+                _env_file=None,
+                data_dir=args.data_dir,
+                embedding=EmbeddingSettings(model=args.model, threads=1),
+            )
+        )
     try:
-        run_hotpot(runtime, args.limit)
+        run_hotpot(runtime, args.limit, sides, out, args.gated)
     finally:
         runtime.close()
 

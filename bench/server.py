@@ -67,15 +67,21 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def planrag_server(data_dir: Path, log_path: Path) -> Iterator[ServerProcess]:
+def planrag_server(
+    data_dir: Path, log_path: Path, seed: int | None = None
+) -> Iterator[ServerProcess]:
     """`planrag serve` with PLANRAG_DATA_DIR=data_dir; stopped (and the data dir unlocked) after.
 
-    Runs from the data dir's parent so no `.env` of the checkout is read.
+    Runs from the data dir's parent so no `.env` of the checkout is read. With `seed`, string
+    hashing (PYTHONHASHSEED) and the global random generators are seeded with it (`bench.seeded`).
     """
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PLANRAG_DATA_DIR": str(data_dir)}
     command = [sys.executable, "-m", "planrag.cli.main", "serve"]
+    if seed is not None:
+        env["PYTHONHASHSEED"] = str(seed)
+        command = [sys.executable, "-m", "bench.seeded", str(seed), "serve"]
     command += ["--host", "127.0.0.1", "--port", str(port)]
     start = time.perf_counter()
     with log_path.open("ab") as log_file:

@@ -53,7 +53,7 @@ from planrag.stores.job_queue import IndexVersions, JobQueue
 from planrag.stores.metadata import MetadataStore, make_engine
 from planrag.stores.milvus import MilvusStore
 from planrag.stores.pgvector import PgVectorStore
-from planrag.stores.postgres import PostgresProvider
+from planrag.stores.postgres import PostgresProvider, metadata_url
 from planrag.stores.principals import PrincipalStore
 from planrag.stores.router import VectorStoreRouter
 from planrag.stores.search_batching import BatchingVectorStore
@@ -143,13 +143,6 @@ def indexing_process(settings: Settings) -> LowPriorityProcess | None:
     return LowPriorityProcess(setup=setup)
 
 
-def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
-    """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
-    if not settings.db.url and settings.pg.metadata:
-        return postgres.sqlalchemy_url()
-    return settings.database_url
-
-
 @dataclass
 class Runtime:
     settings: Settings
@@ -235,6 +228,7 @@ class Runtime:
                 queue=JobQueue(engine) if shared else None,
                 graph=graph_indexer,
                 on_indexed=calibrator.refresh,
+                on_settled=calibrator.settle,
                 locks=locks,
                 process=helper,
                 limits=ReadLimits(
@@ -307,7 +301,12 @@ class Runtime:
     def ask(self) -> AskService:
         """Plan → execute → answer (POST /ai/v2/ask, /ai/v2/plan, traces, CLI ask/plan)."""
         return AskService.build(
-            self.settings, self.metadata, self.retrieval, self.chat, self.executors.strategies
+            self.settings,
+            self.metadata,
+            self.retrieval,
+            self.chat,
+            self.executors.strategies,
+            learn=self.calibrator.learn,
         )
 
     @cached_property

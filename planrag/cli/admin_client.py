@@ -23,11 +23,10 @@ from planrag.cli.discovery import SERVER_FILE, announce, read_record
 __all__ = ["SERVER_FILE", "AdminClient", "admin_client", "announce", "announced_url"]
 from planrag.core.errors import PlanragError
 from planrag.core.settings import Settings
-from planrag.runtime import metadata_url
 from planrag.services.auth import AuthService
 from planrag.stores import migrations
 from planrag.stores.metadata import make_engine
-from planrag.stores.postgres import PostgresProvider
+from planrag.stores.postgres import PostgresProvider, metadata_url
 from planrag.stores.principals import ApiKey, PrincipalStore, User
 
 TIMEOUT_S = 30.0

@@ -285,6 +285,10 @@ class AskSettings(BaseModel):
     adaptive_steps: bool = True
     # Stored plan traces kept (oldest dropped beyond this).
     max_traces: int = Field(default=10000, ge=100)
+    # An LLM answer's citations of hybrid-found passages teach the knowledge base's fusion
+    # weights: each leg's rank of the cited passages accumulates, and with enough asks moves
+    # the calibrated dense weight (bounded; executors/calibration.py `with_feedback`).
+    fusion_feedback: bool = True
     # Conversations (follow-up questions): turns kept per conversation, days an idle
     # conversation is kept, and the characters of history the planner sees (oldest turns go
     # first; the system rules are never trimmed).

@@ -135,6 +135,19 @@ class LegQuality(BaseModel):
     )
 
 
+class LegFeedback(BaseModel):
+    """What real asks say about a KB's legs, for queries of one script: per ask whose answer
+    cited passages of the KB, the mean reciprocal rank each leg gave those passages. Kept as
+    sums, so the same asks give the same evidence in any order."""
+
+    asks: int = Field(default=0, ge=0)
+    dense_rr: float = Field(default=0.0, ge=0.0, description="sum over asks of the dense leg's")
+    lexical_rr: float = Field(default=0.0, ge=0.0, description="sum over asks of BM25's")
+    diff_sq: float = Field(
+        default=0.0, ge=0.0, description="sum over asks of the squared difference (dense − BM25)"
+    )
+
+
 class FusionCalibration(BaseModel):
     """How well each retrieval leg finds a KB's own passages, measured on pseudo-queries drawn
     from its chunks (no labels), per script (hangul, latin). Hybrid retrieval weights its legs
@@ -156,6 +169,11 @@ class FusionCalibration(BaseModel):
     )
     chunk_count: int = Field(ge=0, description="searchable chunks when calibrated")
     calibrated_at: datetime
+    feedback: dict[str, LegFeedback] = Field(
+        default_factory=dict,
+        description="per query script, the legs' ranks of the passages real answers cited "
+        "(kept across recalibrations; blended into the weight as it accumulates)",
+    )
 
 
 class ReindexStatus(BaseModel):
@@ -316,6 +334,16 @@ class FusionInfo(BaseModel):
         description="the knowledge base's calibrated dense weight, when this query's weight "
         "was matched to its legs' score spreads (dense_weight is what was used)",
     )
+    feedback_asks: int | None = Field(
+        default=None,
+        description="answered asks whose cited passages' leg ranks were blended into the "
+        "calibrated weight (None: none recorded for this query's script)",
+    )
+    feedback_confidence: float | None = Field(
+        default=None,
+        description="how far that feedback moved the weight: 0 = not at all (too few asks), "
+        "towards 1 = to what the cited passages' ranks alone say",
+    )
 
 
 class HitMetadata(BaseModel):
@@ -337,6 +365,12 @@ class HitMetadata(BaseModel):
         default=None, description="cosine similarity of the query to the document's title"
     )
     lexical_score: float | None = Field(default=None, description="normalised BM25")
+    dense_rank: int | None = Field(
+        default=None, description="hybrid: the chunk's rank by the dense leg among the candidates"
+    )
+    lexical_rank: int | None = Field(
+        default=None, description="hybrid: the chunk's rank by BM25 among the candidates"
+    )
     rerank_score: float | None = Field(default=None, description="normalised reranker score")
     l2_distance: float | None = Field(default=None, description="exact L2 distance (flat L2)")
     fusion: FusionInfo | None = Field(

@@ -19,7 +19,7 @@ from typing import Literal
 import bm25s
 import numpy as np
 
-from planrag.core.types import LegQuality
+from planrag.core.types import LegFeedback, LegQuality
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import K1, B
 from planrag.text.korean import split_sentences
@@ -42,6 +42,10 @@ PRIOR_SD = 0.05
 GAIN = 5.0
 # The spread assumed for calibrations stored before spreads were recorded.
 DEFAULT_DIFF_SD = 0.35
+# Real asks' feedback (the legs' ranks of the passages answers cited) counts from this many
+# asks on; its spread is taken as at least MIN_FEEDBACK_SD (a few identical asks prove little).
+MIN_FEEDBACK_ASKS = 8
+MIN_FEEDBACK_SD = 0.2
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -177,3 +181,30 @@ def weights_for(quality: LegQuality | None) -> Weighting:
     return Weighting(
         weight, confidence, f"calibrated ({measured}; confidence {confidence:.2f}){bound}"
     )
+
+
+def with_feedback(weighting: Weighting, feedback: LegFeedback | None) -> tuple[Weighting, float]:
+    """The calibrated weighting moved toward what real asks' cited passages say (the weight
+    their legs' MRR difference justifies, within [FLOOR, 1 − FLOOR]) by the feedback's
+    confidence — 0 under MIN_FEEDBACK_ASKS asks, growing with their number and agreement — and
+    that confidence. Deterministic: sums over asks, no order."""
+    if feedback is None or feedback.asks == 0:
+        return weighting, 0.0
+    n = feedback.asks
+    dense, lexical = feedback.dense_rr / n, feedback.lexical_rr / n
+    measured = f"cited passages of {n} asks: MRR dense {dense:.2f}, lexical {lexical:.2f}"
+    if n < MIN_FEEDBACK_ASKS:
+        return _noted(weighting, f"{measured} (under {MIN_FEEDBACK_ASKS}: not used yet)"), 0.0
+    diff = dense - lexical
+    variance = max(0.0, feedback.diff_sq - n * diff * diff) / (n - 1)
+    se = max(math.sqrt(variance), MIN_FEEDBACK_SD) / math.sqrt(n)
+    confidence = PRIOR_SD**2 / (PRIOR_SD**2 + se**2)
+    target = min(1.0 - FLOOR, max(FLOOR, 0.5 + GAIN * diff))
+    weight = weighting.dense + confidence * (target - weighting.dense)
+    why = f"{measured} → {target:.2f}, confidence {confidence:.2f}: weight {weight:.2f}"
+    blended = Weighting(weight, weighting.confidence, weighting.reason)
+    return _noted(blended, why), confidence
+
+
+def _noted(weighting: Weighting, note: str) -> Weighting:
+    return Weighting(weighting.dense, weighting.confidence, f"{weighting.reason}; {note}")

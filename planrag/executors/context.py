@@ -27,6 +27,8 @@ class Candidate(BaseModel):
     )
     title: float | None = Field(default=None, description="cosine to the document's title")
     lexical: float | None = Field(default=None, description="normalised BM25 score")
+    dense_rank: int | None = Field(default=None, description="hybrid: rank by the dense leg")
+    lexical_rank: int | None = Field(default=None, description="hybrid: rank by BM25")
     rerank: float | None = None
     l2_distance: float | None = None
     graph: float | None = Field(default=None, description="path score of a graph-found chunk")

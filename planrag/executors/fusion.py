@@ -16,7 +16,13 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from planrag.core.types import FusionCalibration, FusionInfo, KnowledgeBase, LegQuality
+from planrag.core.types import (
+    FusionCalibration,
+    FusionInfo,
+    KnowledgeBase,
+    LegFeedback,
+    LegQuality,
+)
 from planrag.executors.calibration import (
     MAX_CHARS,
     PairKind,
@@ -27,6 +33,7 @@ from planrag.executors.calibration import (
     pair_of,
     script_of,
     weights_for,
+    with_feedback,
 )
 from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.context import QueryContext
@@ -105,6 +112,9 @@ class FusionCalibrator:
         self._count = count
         self._embedders = embedders
         self._locks: dict[str, threading.Lock] = {}
+        # Saving a KB's calibration (a new one, or an ask's feedback): held only to read and
+        # write it, never while measuring, so an ask never waits for a calibration.
+        self._saving: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
     def fusion(self, ctx: QueryContext, mode: str, rrf_k: int | None) -> FusionInfo:
@@ -115,7 +125,10 @@ class FusionCalibrator:
         quality = calibration.scripts.get(script) if calibration else None
         if quality is None and calibration and calibration.scripts:
             quality = next(iter(calibration.scripts.values()))  # the KB's only script
-        weighting = cross_script(calibration, script) or weights_for(quality)
+        crossed = cross_script(calibration, script)
+        weighting = crossed or weights_for(quality)
+        feedback = calibration.feedback.get(script) if calibration and not crossed else None
+        weighting, trusted = with_feedback(weighting, feedback)
         measured = (
             f"; calibration queries: {calibration.queries}" if calibration and quality else ""
         )
@@ -130,11 +143,46 @@ class FusionCalibrator:
             script_base=script_bases(calibration, script),
             confidence=round(weighting.confidence, 3),
             query_script=script,
+            feedback_asks=feedback.asks if feedback else None,
+            feedback_confidence=round(trusted, 3) if feedback else None,
         )
+
+    def learn(self, kb_id: str, script: str, dense_rr: float, lexical_rr: float) -> None:
+        """One answered ask's evidence: the mean reciprocal rank each leg gave the passages of
+        the KB its answer cited, for a query in `script` (kept with the calibration, which
+        must exist: a KB not calibrated yet has no weight to correct)."""
+        with self._feedback_lock(kb_id):
+            calibration = self._load(kb_id).calibration
+            if calibration is None:
+                return
+            old = calibration.feedback.get(script) or LegFeedback()
+            diff = dense_rr - lexical_rr
+            new = LegFeedback(
+                asks=old.asks + 1,
+                dense_rr=round(old.dense_rr + dense_rr, 6),
+                lexical_rr=round(old.lexical_rr + lexical_rr, 6),
+                diff_sq=round(old.diff_sq + diff * diff, 6),
+            )
+            feedback = {**calibration.feedback, script: new}
+            self._save(kb_id, calibration.model_copy(update={"feedback": feedback}))
+
+    def _feedback_lock(self, kb_id: str) -> threading.Lock:
+        with self._guard:
+            return self._saving.setdefault(kb_id, threading.Lock())
 
     def refresh(self, kb_id: str, force: bool = False) -> FusionCalibration | None:
         """Calibrate the KB when it has none or has doubled (or halved) since (any time with
         `force`); one calibration per KB at a time. Returns the current one."""
+        return self._refresh(kb_id, force, exact=False)
+
+    def settle(self, kb_id: str) -> FusionCalibration | None:
+        """Calibrate the KB unless its calibration covers exactly its searchable chunks: called
+        when nothing of it is left to index, so the weights of a KB are those of its documents,
+        not of the subset indexed when a doubling happened to be noticed (issue 25: three
+        ingestions of the same set must give the same figures)."""
+        return self._refresh(kb_id, False, exact=True)
+
+    def _refresh(self, kb_id: str, force: bool, exact: bool) -> FusionCalibration | None:
         with self._guard:
             lock = self._locks.setdefault(kb_id, threading.Lock())
         with lock:
@@ -143,9 +191,10 @@ class FusionCalibrator:
             if size == 0:
                 return kb.calibration
             current = kb.calibration
-            fresh = (
-                current is not None
-                and current.chunk_count / RECALIBRATE_FACTOR
+            fresh = current is not None and (
+                current.chunk_count == size
+                if exact
+                else current.chunk_count / RECALIBRATE_FACTOR
                 < size
                 < current.chunk_count * RECALIBRATE_FACTOR
             )
@@ -153,7 +202,11 @@ class FusionCalibrator:
                 return current
             embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
             calibration = self._measure(kb, embedder, size)
-            self._save(kb_id, calibration)
+            with self._feedback_lock(kb_id):  # the asks' feedback so far stays
+                latest = self._load(kb_id).calibration
+                if latest is not None and latest.feedback:
+                    calibration = calibration.model_copy(update={"feedback": latest.feedback})
+                self._save(kb_id, calibration)
             return calibration
 
     def _measure(self, kb: KnowledgeBase, embedder: Embedder, size: int) -> FusionCalibration:

@@ -20,6 +20,7 @@ The weights and why they were chosen are reported (`FusionInfo`).
 from __future__ import annotations
 
 import statistics
+from bisect import bisect_right
 
 from planrag.core.types import FusionInfo
 from planrag.executors.calibration import FLOOR, script_of
@@ -35,6 +36,9 @@ MIN_POOL = 40
 BELOW_BASE_SLOPE = 0.01
 # Legs whose scores spread less than this over the candidates are not re-weighted per query.
 MIN_SPREAD = 1e-6
+# A passage in another script than the query's, which BM25 scores 0, is ordered by its dense
+# score alone (as if the lexical leg agreed with it) instead of losing the lexical weight.
+CROSS_SCRIPT_IMPUTE = True
 
 
 @register
@@ -65,6 +69,12 @@ class HybridExecutor(BaseExecutor):
             scores = {c: legs.fused(c, fusion) for c in legs.docs}
         order = sorted(scores, key=lambda c: scores[c], reverse=True)
         return [legs.candidate(c, scores[c]) for c in order[: params.top_k]]
+
+
+def ranks(scores: dict[str, float]) -> dict[str, int]:
+    """Each chunk's rank by its score (1 + the number of chunks scored higher: ties share)."""
+    ordered = sorted(scores.values())
+    return {c: 1 + len(ordered) - bisect_right(ordered, s) for c, s in scores.items()}
 
 
 class _Legs:
@@ -98,13 +108,31 @@ class _Legs:
         self.unclipped = ctx.stores.lexical.scores_for(
             ctx.kb.id, ctx.tokens, list(self.docs), clip=False
         )
+        # Each leg's ranking of every candidate: what an answer's citations teach (feedback).
+        self.lexical_ranks = ranks({c: self.unclipped.get(c, 0.0) for c in self.docs})
+        self.dense_ranks = (
+            ranks({c: self.dense.get(c, 0.0) for c in self.docs}) if use_dense else {}
+        )
 
     def fused(self, chunk_id: str, fusion: FusionInfo) -> float:
         """The order key, unbounded: BM25 unclipped above a full match; below the baseline
         the cosine still counts, faintly (BELOW_BASE_SLOPE), so candidates under it keep their
         dense order instead of tying at 0. `candidate` shows it clamped to [0, 1]."""
         lexical = self.unclipped.get(chunk_id, 0.0)
-        return fusion.lexical_weight * lexical + fusion.dense_weight * self.scaled(chunk_id, fusion)
+        scaled = self.scaled(chunk_id, fusion)
+        if lexical <= 0.0 and fusion.dense_weight > 0.0 and self.foreign(chunk_id, fusion):
+            return (
+                scaled  # BM25 cannot read it: judged by the dense leg alone (CROSS_SCRIPT_IMPUTE)
+            )
+        return fusion.lexical_weight * lexical + fusion.dense_weight * scaled
+
+    def foreign(self, chunk_id: str, fusion: FusionInfo) -> bool:
+        """A passage in another script than the query's (a Korean question, an English
+        passage): no query word can match it, so a missing BM25 score says nothing about it."""
+        if not CROSS_SCRIPT_IMPUTE:
+            return False
+        script = self.scripts.get(chunk_id)
+        return script is not None and fusion.query_script not in (None, script)
 
     def scaled(self, chunk_id: str, fusion: FusionInfo) -> float:
         """The dense leg's score on the KB's scale (`rescale`), sloped faintly below 0."""
@@ -131,6 +159,8 @@ class _Legs:
             dense=self.dense.get(chunk_id),
             lexical=self.lexical.get(chunk_id),
             title=self.titles.get(chunk_id),
+            dense_rank=self.dense_ranks.get(chunk_id),
+            lexical_rank=self.lexical_ranks.get(chunk_id),
         )
 
 

@@ -21,6 +21,7 @@ from planrag.planner.schema import MAX_STEPS, PlanStep, SearchPlan
 from planrag.planner.scope import PlanScope
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi
+from planrag.text.named_entities import ORG, PERSON, PLACE, PRODUCT, typed_names
 from planrag.text.relation_cues import relation_chain
 
 # Heads a relative clause must end in to name one thing the next step can search for.
@@ -139,7 +140,7 @@ def _split_korean(text: str) -> Split | None:
         if tokens[i].tag != "JKG":
             continue
         left, right = text[: tokens[i].start].strip(), text[tokens[i].start + tokens[i].len :]
-        if not _asks_more(right) or not find_mentions(left):
+        if not _asks_more(right) or not _names_something(left):
             continue
         before = tokens[:i]
         if _relative_head(before, allow_person=False) or _named_of(before):
@@ -157,13 +158,27 @@ def _split_role(text: str, tokens: list) -> Split | None:  # type: ignore[type-a
             continue
         if not named or not all(t.tag in (*_NOUN, "SN", "JKG") for t in named):
             continue
-        if not any(t.tag in ("NNP", "SL") for t in named) and not _compound(named):
+        proper = any(t.tag in ("NNP", "SL") for t in named)
+        if not proper and not _compound(named) and not _typed_name(named):
             continue
         left, right = text[: token.start].strip(), text[token.start :]
         rest = right[token.len :]
         if _asks_more(rest) and (token.tag == "JKG" or _has_clause(tokens[i + 1 :])):
             return Split(first=left, rest="{answer}" + right.strip())
     return None
+
+
+def _names_something(text: str) -> bool:
+    """A name Kiwi tags proper or capitalised, or a typed name of the graph extractor (Kiwi
+    reads "한빛로보틱스" a common noun before some particles; its ending types it)."""
+    return bool(find_mentions(text)) or any(
+        n.type in (ORG, PERSON, PRODUCT, PLACE) for n in typed_names(text)
+    )
+
+
+def _typed_name(tokens: list) -> bool:  # type: ignore[type-arg]
+    """A noun among the tokens is a typed name ("한빛로보틱스" → ORGANIZATION)."""
+    return any(t.tag in _NOUN and len(t.form) >= 2 and _names_something(t.form) for t in tokens)
 
 
 def _compound(tokens: list) -> bool:  # type: ignore[type-arg]
@@ -196,7 +211,7 @@ def _split_subject(text: str, tokens: list) -> Split | None:  # type: ignore[typ
         about = token.tag == "JX" and _asks_more(text[token.start + token.len :])
         if nested or about:  # "…졸업한 대학교는 어느 도시에 있나요?"
             left = text[: token.start].strip()
-            if find_mentions(left):
+            if _names_something(left):
                 return Split(first=left, rest="{answer}" + text[token.start :].strip())
     return None
 
@@ -222,8 +237,9 @@ def _named_of(tokens: list) -> bool:  # type: ignore[type-arg]
     if not of:
         return False
     a, b = tokens[: of[-1]], tokens[of[-1] + 1 :]
-    named = any(t.tag in ("NNP", "SL") for t in a)
-    return named and bool(b) and all(t.tag in _NOUN for t in b)
+    named = any(t.tag in ("NNP", "SL") for t in a) or _typed_name(a)
+    # a determiner may open B ("첫 해외 지사"); B ends in a noun
+    return named and bool(b) and b[-1].tag in _NOUN and all(t.tag in (*_NOUN, "MM") for t in b)
 
 
 def _asks_more(right: str) -> bool:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core.filters import RetrieveFilters
 from planrag.core.strategies import StrategyName
+from planrag.text.korean import particle_for
 
 Mode = Literal["rag", "direct", "document"]
 Sort = Literal["relevance", "newest", "oldest"]
@@ -32,6 +33,7 @@ MAX_STEPS = 4
 STEP_ID = r"^s[1-4]$"
 # `{{s1.answer}}`: the only template a step's query may hold (an earlier step's answer).
 STEP_REFERENCE = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\.answer\s*\}\}")
+_FILLED = re.compile(STEP_REFERENCE.pattern + r"(?:(으로|이|가|은|는|을|를|과|와|로)(?![가-힣]))?")
 _TEMPLATE = re.compile(r"\{\{|\}\}")
 
 
@@ -139,10 +141,15 @@ class PlanStep(_Strict):
         return STEP_REFERENCE.findall(self.query)
 
     def filled(self, answers: dict[str, str]) -> str:
-        """The query with each `{{sN.answer}}` replaced by that step's answer."""
-        return " ".join(
-            STEP_REFERENCE.sub(lambda m: answers.get(m.group(1), ""), self.query).split()
-        )
+        """The query with each `{{sN.answer}}` replaced by that step's answer, a particle
+        right after it in the answer's form ("{{s1.answer}}가" → "이서준이")."""
+
+        def fill(match: re.Match[str]) -> str:
+            answer = answers.get(match.group(1), "")
+            particle = match.group(2) or ""
+            return answer + (particle_for(answer, particle) if answer else particle)
+
+        return " ".join(_FILLED.sub(fill, self.query).split())
 
 
 class SearchPlan(_Strict):

@@ -15,6 +15,15 @@ _CITATION = re.compile(r"\[(\d{1,3})\]")
 _HANGUL = re.compile(r"[가-힣]")
 
 
+class LegRanks(BaseModel):
+    """A hybrid-found passage's rank by each leg among its search's candidates, and the
+    query's script: what its citation teaches the KB's fusion weights."""
+
+    dense: int = Field(ge=1)
+    lexical: int = Field(ge=1)
+    script: str
+
+
 class Passage(BaseModel):
     """One numbered passage of the `context` event; answers cite it as [n]."""
 
@@ -26,6 +35,7 @@ class Passage(BaseModel):
     date: str | None = None
     score: float
     content: str
+    leg_ranks: LegRanks | None = Field(default=None, exclude=True)
 
 
 class Citation(BaseModel):

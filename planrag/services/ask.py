@@ -52,6 +52,8 @@ from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
 from planrag.services.citation_check import check_citations, cited_sentences
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor, path_reading
+from planrag.services.fusion_feedback import Evidence, Learn, evidence
+from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import OwnershipResolver, check_owner
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
@@ -213,11 +215,12 @@ class AskService:
         retrieval: RetrievalService,
         chat: ChatClient,
         strategies: tuple[str, ...],
+        learn: Learn | None = None,
     ) -> AskService:
         catalog = Catalog(metadata.engine)
         planner = Planner(settings.planner, settings.llm, chat, document_counter(catalog))
         traces = TraceStore(metadata.engine, keep=settings.ask.max_traces)
-        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies)
+        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies, learn)
 
     def __init__(
         self,
@@ -229,8 +232,11 @@ class AskService:
         chat: ChatClient,
         traces: TraceStore,
         strategies: tuple[str, ...],
+        learn: Learn | None = None,
     ) -> None:
         self._settings = settings
+        # what an LLM answer's citations teach the KBs' fusion weights (fusion_feedback.py)
+        self._learn = learn if settings.ask.fusion_feedback else None
         self._metadata = metadata
         self._catalog = catalog
         listing = DocumentListing(catalog, metadata)
@@ -249,7 +255,7 @@ class AskService:
         )
         self._owners = OwnershipResolver(metadata.engine)
         self._steps = AskSteps(
-            StepRunner(self._executor, settings.ask.max_passages),
+            StepRunner(self._executor, settings.ask.max_passages, GraphStepReader(retrieval)),
             self._stages,
             settings.planner.max_steps,
             settings.ask.steps_time_budget_s,
@@ -365,6 +371,9 @@ class AskService:
             async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
                 yield answer_event
             last: AskEvent = run.end(passages)
+            if self._learn is not None and run.record.answer_source == "llm":
+                kb_ids = {kb.name: kb.id for kb in readable}
+                run.evidence = evidence(run.record.citations or [], passages, kb_ids)
         except asyncio.CancelledError:
             run.trace.status = "cancelled"
             self._record(run)
@@ -478,7 +487,7 @@ class AskService:
         question = run.request.question
         reader = self._reader(plan, readable)
         first_step = PlanStep(id="s1", query=plan.query or question)
-        answer = reader.read(first_step.query, passages) if passages else None
+        answer = reader.read(first_step.query, passages, bridge=True) if passages else None
         first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
         second = adaptive_step(question, reader, first)
         if second is None:
@@ -502,10 +511,7 @@ class AskService:
         )
         if exists and not self._chat.configured:
             run.extractive = await self._stages.search(
-                lambda: (
-                    step_answer_text(_answer_steps(outcome.results, plan.answer_from), passages)
-                    or self._extractive(question, plan, passages, readable)
-                )
+                lambda: self._chain_answer(question, plan, outcome, passages, readable)
             )
             exists = bool(run.extractive)  # one verdict
         run.record.timings_ms["steps"] = _ms(searching)
@@ -514,6 +520,33 @@ class AskService:
         run.record.stages = outcome.stages
         run.record.hits = [ResultHit.of(p) for p in passages]
         run.chained = (passages, exists)
+
+    def _chain_answer(
+        self,
+        question: str,
+        plan: SearchPlan,
+        outcome: StepsOutcome,
+        passages: list[Passage],
+        readable: list[KnowledgeBase],
+    ) -> str:
+        """A chain's extractive answer: the bridge steps' sentences, then the answer reader's
+        reading of the last step's query (it names the bridge: "What is the population of
+        Nelson?") over every step's passages; an adaptive chain's last query is only search
+        words, so the question is read instead."""
+        steps = _answer_steps(outcome.results, plan.answer_from)
+        if not steps:
+            return self._extractive(question, plan, passages, readable)
+        last = steps[-1].record
+        final_id = plan.answer_from or (plan.steps[-1].id if plan.steps else None)
+        asked = last.query if last.id == final_id and not last.adaptive else question
+        unscoped = plan.model_copy(update={"query": None})
+        final = self._extractive(asked, unscoped, passages, readable)
+        if not final:
+            final = step_answer_text(steps[-1:], passages)
+        bridges = step_answer_text(steps[:-1], passages)
+        return " ".join(p for p in (bridges, final) if p) or self._extractive(
+            question, plan, passages, readable
+        )
 
     async def _answer_stage(
         self,
@@ -549,6 +582,16 @@ class AskService:
             self.traces.save(run.trace)
         except Exception:
             log.exception("could not store trace %s", run.trace.id)
+        if self._learn is not None:
+            self._learn_from(self._learn, run.evidence)
+
+    @staticmethod
+    def _learn_from(learn: Learn, found: list[Evidence]) -> None:
+        for item in found:
+            try:
+                learn(item.kb_id, item.script, item.dense_rr, item.lexical_rr)
+            except Exception:  # the answer stands; only the weights learn nothing
+                log.exception("could not record fusion feedback for %s", item.kb_id)
 
     def run(
         self, request: AskRequest, readable: list[KnowledgeBase], principal: str | None = None
@@ -733,6 +776,7 @@ class _AskRun:
         self.unsupported: list[UnsupportedCitation] | None = None  # an LLM answer's, checked
         self.chain: StepsRequest | None = None  # steps to run: planned, or the adaptive one
         self.chained: tuple[list[Passage], bool] = ([], False)  # their passages, evidence
+        self.evidence: list[Evidence] = []  # what its cited passages teach the fusion weights
         self.record = AskTrace()
         self.trace = Trace(
             id=str(uuid.uuid4()),

@@ -82,6 +82,11 @@ class StepRecord(BaseModel):
     id: str
     query: str = Field(description="the query searched, references filled in")
     planned: str = Field(description="the query as planned, with its {{sN.answer}}")
+    expected_type: str | None = Field(
+        default=None,
+        description="the type of answer the step's query asks for (PERSON, ORGANIZATION, "
+        "PLACE, PRODUCT, DATE, NUMBER); null when it names none",
+    )
     plan: SearchPlan = Field(description="the one-search plan the executors ran")
     hits: list[ResultHit]
     stages: SearchStages

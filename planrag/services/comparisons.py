@@ -10,8 +10,9 @@ whose sentence holds more of the question's other words wins; a tie, or a value 
 either side, gives no choice (the ordinary answer stands).
 
 A yes/no question about two subjects ("Are A and B both …?") is read the same way per subject:
-"Yes" when each subject's sentence holds the asked words, "No" when one does not; "from the same
-country" compares the subjects' nationalities or places. A question stating a value ("누리봇
+"Yes" when each subject's sentence holds the asked words (a sentence lacking them is no evidence
+for "No": then the ordinary answer); "from the same country" compares the subjects'
+nationalities or places, "No" when they differ. A question stating a value ("누리봇
 S2의 최대 적재 중량은 500kg인가요?") is answered "예" when the best sentence holds that value,
 "아니요" when it holds another value of the same unit. Every verdict is followed by its evidence,
 cited; without evidence for every subject there is no verdict.
@@ -33,6 +34,7 @@ from planrag.text.question_shapes import Comparison, Shared, YesNo, comparison, 
 
 DEFINING = 3  # a subject's opening sentences, where what it is is said
 HELD_SHARE = 2 / 3  # of the asked words a subject's sentence must hold for a "yes"
+STATED_AT_END = 12  # a stated value ends the question: "…은 500kg인가요?", "… 9월에 출시되었나요?"
 _NOT_NATION_TEXT = """january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday new old inc ltd llc corp co
     latin christian catholic protestant jewish muslim islamic buddhist hindu orthodox"""
@@ -70,6 +72,20 @@ def shaped_reading(reader: Reader, question: str, passages: Sequence[Passage]) -
     if common is not None:
         return read_shared(reader, question, passages, common)
     return None
+
+
+def subjects_found(reader: Reader, question: str, passages: Sequence[Passage]) -> bool:
+    """Whether the question names subjects to choose between, judge or compare, and every one
+    of them has its passage: that is evidence, though no passage holds the question's other
+    words ("Who has a wider scope of profession, A or B?")."""
+    shape = comparison(question) or shared(question)
+    names: tuple[str, ...] = ()
+    if shape is not None:
+        names = shape.alternatives if isinstance(shape, Comparison) else shape.subjects
+    if not names:
+        verdict = yes_no(question)
+        names = verdict.subjects if verdict is not None and len(verdict.subjects) > 1 else ()
+    return bool(names) and all(about(reader, name, passages) for name in names)
 
 
 def about(reader: Reader, name: str, passages: Sequence[Passage]) -> list[Passage]:
@@ -217,6 +233,8 @@ def _two_subjects(
         if not asked:
             return None
         yes = all(len(asked & reader.terms(s)) >= HELD_SHARE * len(asked) for s in sentences)
+        if not yes:
+            return None  # words missing from a sentence are no evidence for "no"
     return _combined(question, readings, _verdict_word(question, yes))
 
 
@@ -228,6 +246,8 @@ def _stated_value(reader: Reader, question: str, passages: Sequence[Passage]) ->
             s.text
             for s in typed_spans(question, kind)
             if any(c.isdigit() for c in s.text) and not _in_code(question, s.start)
+            if len(question.rstrip(" ?")) - s.end
+            <= STATED_AT_END  # the asked value, not "코로나 19"
         ]
         if not stated:
             continue

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from planrag.core.types import GraphPath
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage
-from planrag.services.comparisons import shaped_reading
+from planrag.services.comparisons import shaped_reading, subjects_found
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader import Reader, Reading, ReadSentence
 from planrag.services.summaries import summarize
@@ -45,7 +45,10 @@ class Extractor:
         question about named subjects, whether the passages settle it (each subject's own)."""
         if self.reader.evidence(question, passages):
             return True
-        return self._floor > 0 and shaped_reading(self.reader, question, passages) is not None
+        return self._floor > 0 and (
+            subjects_found(self.reader, question, passages)
+            or shaped_reading(self.reader, question, passages) is not None
+        )
 
     def read(
         self, question: str, passages: list[Passage], search_text: str | None = None
@@ -59,8 +62,17 @@ class Extractor:
         )
         # A choice or a verdict is its own evidence: every subject it names has its passage,
         # which holds the subject's name though not the question's other words ("from the
-        # same country" is in no passage).
-        return shaped_reading(self.reader, question, passages) or reading
+        # same country" is in no passage); unsettled, the ordinary reading of those passages.
+        shaped = shaped_reading(self.reader, question, passages)
+        if shaped is not None:
+            return shaped
+        if (
+            reading.lead is None
+            and self._floor > 0
+            and subjects_found(self.reader, question, passages)
+        ):
+            return self.reader.read(question, passages, check=False, search_text=search_text)
+        return reading
 
     def answer(
         self,

@@ -190,6 +190,7 @@ class IngestionService:
         queue: JobQueue | None = None,
         graph: GraphIndexer | None = None,
         on_indexed: Callable[[str], object] | None = None,
+        on_settled: Callable[[str], object] | None = None,
         locks: KbLocks | None = None,
         process: LowPriorityProcess | None = None,
         limits: ReadLimits | None = None,
@@ -203,6 +204,9 @@ class IngestionService:
         # Called with a KB's id when a batch of its documents finished indexing (fusion
         # calibration runs there, never in a search).
         self._on_indexed = on_indexed
+        # Called with a KB's id when none of its documents is left to index: the calibration
+        # then covers exactly its documents, whatever order or timing they were indexed in.
+        self._on_settled = on_settled
         self._metadata = metadata
         self._locks = locks or KbLocks()
         # Queue mode `database`: uploads become durable jobs taken by workers (this process's
@@ -217,6 +221,7 @@ class IngestionService:
         self._max_files = max_files
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
         self._pending: dict[str, Future[Document]] = {}
+        self._kb_pending: dict[str, int] = {}  # documents queued or indexing, per KB
         # Documents submitted again while their job was already running (a KB re-chunked just
         # as a document finished): indexed once more after that job, never dropped.
         self._again: set[str] = set()
@@ -423,8 +428,9 @@ class IngestionService:
                 gone: Future[Document] = Future()
                 gone.set_exception(exc)
                 return gone
-            future = self._pool.submit(self.index, doc_id)
+            future = self._pool.submit(self._index_then_settle, doc_id, kb_id)
             self._pending[doc_id] = future
+            self._kb_pending[kb_id] = self._kb_pending.get(kb_id, 0) + 1
         future.add_done_callback(lambda _f: self._forget(doc_id, kb_id))
         return future
 
@@ -447,6 +453,11 @@ class IngestionService:
             again = doc_id in self._again
             self._again.discard(doc_id)
             drained = not self._pending
+            left = self._kb_pending.get(kb_id, 1) - 1
+            if left > 0:
+                self._kb_pending[kb_id] = left
+            else:
+                self._kb_pending.pop(kb_id, None)
         if again and not self._closed:
             self.submit(doc_id)
             return
@@ -456,6 +467,26 @@ class IngestionService:
                 self._bm25.index(kb_id)
             except Exception:
                 log.exception("BM25 rebuild of %s failed; the next search retries", kb_id)
+
+    def _index_then_settle(self, doc_id: str, kb_id: str) -> Document:
+        """A background job: the document, then, when it was the KB's last one queued, the
+        KB's settled state (inside the job, so whoever waits for the job waits for that too)."""
+        doc = self.index(doc_id)
+        with self._lock:
+            last = self._kb_pending.get(kb_id, 0) <= 1 and doc_id not in self._again
+        if last:
+            self.settled(kb_id)
+        return doc
+
+    def settled(self, kb_id: str) -> None:
+        """Nothing of the KB is left to index (this process's queue, or the shared one's jobs
+        of the KB): its settled state is measured (`on_settled`, the fusion calibration)."""
+        if self._on_settled is None or self._closed:
+            return
+        try:
+            self._on_settled(kb_id)
+        except Exception:  # the documents are indexed; only the calibration failed
+            log.exception("after indexing knowledge base %s", kb_id)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every queued document is indexed (CLI and tests)."""

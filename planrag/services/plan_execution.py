@@ -12,7 +12,7 @@ from planrag.core.strategies import strategy_info
 from planrag.core.types import Hit, KnowledgeBase
 from planrag.executors.pipeline import sort_and_limit
 from planrag.planner.schema import SearchPlan
-from planrag.services.answers import Passage
+from planrag.services.answers import LegRanks, Passage
 from planrag.services.ask_events import SearchStages
 from planrag.services.document_listing import DocumentListing
 from planrag.services.ownership import Restriction, restricted_ids
@@ -193,6 +193,15 @@ def _numbered(found: list[tuple[str, Hit]]) -> list[Passage]:
             date=hit.metadata.date,
             score=round(hit.score, 4),
             content=hit.content,
+            leg_ranks=_leg_ranks(hit),
         )
         for i, (name, hit) in enumerate(found, start=1)
     ]
+
+
+def _leg_ranks(hit: Hit) -> LegRanks | None:
+    meta = hit.metadata
+    if meta.dense_rank is None or meta.lexical_rank is None or meta.fusion is None:
+        return None
+    script = meta.fusion.query_script or ""
+    return LegRanks(dense=meta.dense_rank, lexical=meta.lexical_rank, script=script)

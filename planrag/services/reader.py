@@ -52,7 +52,13 @@ from planrag.services.reader_signals import (
     weighted_share,
 )
 from planrag.services.readings import Reading, ReadSentence
-from planrag.text.answer_types import AnswerType, answer_type, model_codes, typed_spans
+from planrag.text.answer_types import (
+    AnswerType,
+    answer_type,
+    asked_by_word,
+    model_codes,
+    typed_spans,
+)
 from planrag.text.entities import find_mentions
 from planrag.text.question_shapes import is_bridge
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
@@ -303,10 +309,16 @@ class Reader:
         in 2008 …" in the passage titled "Henry Lau")."""
         if q.kind == "thing" and is_korean(q.text):
             return None
-        spans = set(self._answer_spans(q, sentence)) if q.kind != "thing" else set()
+        clear = q.kind != "thing" and asked_by_word(q.text)
+        spans = {
+            span
+            for span in (self._answer_spans(q, sentence) if clear else [])
+            if q.kind != "number" or not span.isdigit() or len(span) >= 3  # "제3의", "<표 21>"
+        }
         if len(spans) == 1:
             span = spans.pop()
-            return None if sentence.startswith(span) else span
+            named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
+            return span if named and not sentence.startswith(span) else None  # "the Time Quintet"
         title = (passage.title or "").strip()
         if (
             q.kind != "date"

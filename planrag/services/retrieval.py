@@ -26,6 +26,7 @@ from planrag.planner.schema import Weights
 from planrag.services.ownership import OwnershipResolver, restricted_ids
 from planrag.stores.bundle import StoreBundle
 from planrag.stores.catalog import Catalog
+from planrag.stores.graph import GraphStore
 from planrag.stores.graphs import GraphStores
 from planrag.stores.lexical import LexicalStore
 from planrag.stores.metadata import MetadataStore
@@ -270,6 +271,14 @@ class RetrievalService:
             threshold=threshold,
         )
 
+    def graph_store(self, kb: KnowledgeBase) -> GraphStore | None:
+        """The knowledge base's graph store; None without one (graph_backend `none`)."""
+        return None if self._graphs is None else self._graphs.for_kb(kb.graph_backend)
+
+    def chunk_texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        """Chunk ids → their texts."""
+        return self._texts(chunk_ids)
+
     def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
         return {cid: c.text for cid, c in self._metadata.get_chunks(chunk_ids).items()}
 
@@ -312,6 +321,8 @@ class RetrievalService:
                         dense_score=cand.dense,
                         title_score=cand.title,
                         lexical_score=cand.lexical,
+                        dense_rank=cand.dense_rank,
+                        lexical_rank=cand.lexical_rank,
                         rerank_score=cand.rerank,
                         l2_distance=cand.l2_distance,
                         fusion=fusion,

@@ -21,9 +21,11 @@ from planrag.services.ask_events import (
     StepRecord,
     StepStatus,
 )
+from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import Restriction
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.step_reader import StepReader
+from planrag.text.step_types import expected_type
 
 ADAPTIVE_MISSING_MAX = 4  # more missing words: the first search missed, it found no bridge
 
@@ -34,9 +36,12 @@ class StepResult(BaseModel):
 
 
 class StepRunner:
-    def __init__(self, executor: PlanExecutor, max_passages: int) -> None:
+    def __init__(
+        self, executor: PlanExecutor, max_passages: int, graph: GraphStepReader | None = None
+    ) -> None:
         self._executor = executor
         self._max_passages = max_passages
+        self._graph = graph  # answers a step off the KB's typed relations, when it has a graph
 
     def run(
         self,
@@ -53,7 +58,14 @@ class StepRunner:
         query = step.filled(answers)
         step_plan = plan.step_plan(step, query)
         passages, stages = self._executor.execute(step_plan, query, kbs, restriction)
-        answer = reader.read(query, passages) if passages else None
+        answer = None
+        if self._graph is not None:
+            chosen = [kbs[name] for name in step_plan.knowledge_bases if name in kbs]
+            graphed = self._graph.read(query, chosen, passages, restriction)
+            if graphed is not None:
+                answer, passages = graphed
+        if answer is None and passages:
+            answer = reader.read(query, passages)
         return step_result(step, query, step_plan, passages, stages, answer, started, adaptive)
 
     def merge(self, results: list[StepResult]) -> list[Passage]:
@@ -94,6 +106,7 @@ def step_result(
         id=step.id,
         query=query,
         planned=step.query,
+        expected_type=expected_type(query).kind or None,
         plan=plan,
         hits=[ResultHit.of(p) for p in passages],
         stages=stages,

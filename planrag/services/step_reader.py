@@ -21,14 +21,34 @@ from planrag.prompts import render
 from planrag.services.answers import Passage
 from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
+from planrag.text.answer_types import typed_spans
 from planrag.text.entities import find_mentions, normalize
 from planrag.text.korean import get_kiwi
+from planrag.text.named_entities import MAYBE_PERSON, typed_names
+from planrag.text.step_types import (
+    ANY,
+    DATE,
+    NUMBER,
+    ORG,
+    PERSON,
+    PLACE,
+    StepType,
+    expected_type,
+    head_noun,
+)
 from planrag.text.tokenizer import tokenizer_for
 
 log = logging.getLogger(__name__)
 READ_PASSAGES = 4
 MAX_ANSWER_CHARS = 120
-_HEAD_TAGS = ("NNG", "NNP", "SL")
+TYPED_BONUS = 1.5  # a sentence holding a name of the asked type over one holding more words
+NAMED_BONUS = 0.5  # per name of the query the sentence holds (Kiwi may split it in the terms)
+HEADED_BONUS = 1.0
+CONTEXT_WEIGHT = 0.5  # the previous sentence's terms, for a sentence that refers back to it
+_BACK_KO = frozenset(("이", "그", "해당", "동", "위", "이런", "그런"))
+_BACK_EN = frozenset(
+    ("this", "these", "that", "those", "its", "it", "he", "she", "they", "his", "her", "their")
+)  # … and one naming the query's head noun ("대학교" → 한결대학교)
 _NAME_TAGS = ("NNG", "NNP", "SL", "SN", "XSN")
 _CODE = re.compile(r"[A-Za-z]{0,3}[0-9][A-Za-z0-9.-]*[.,]?")
 
@@ -47,35 +67,57 @@ class StepReader:
     def terms(self, text: str) -> set[str]:
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def read(self, query: str, passages: list[Passage]) -> StepAnswer | None:
+    def read(self, query: str, passages: list[Passage], bridge: bool = False) -> StepAnswer | None:
+        """`bridge`: the query is the whole question and a name on the way to its answer is
+        wanted (the adaptive step), so any name, not one of the type the question asks for."""
         if self._chat is not None and self._chat.configured:
             read = self._llm_read(query, passages)
             if read is not None:
                 return read
-        return self.extract(query, passages)
+        return self.extract(query, passages, bridge)
 
-    def extract(self, query: str, passages: list[Passage]) -> StepAnswer | None:
-        """The name the best sentence adds to the query; None when no sentence holds one."""
-        terms = self.terms(query)
-        asked = _keys(query)
+    def extract(
+        self, query: str, passages: list[Passage], bridge: bool = False
+    ) -> StepAnswer | None:
+        """The name the best sentence adds to the query, preferring one of the type the query
+        asks for (`text/step_types.py`); None when no sentence holds one."""
         head = head_noun(query)
+        # The head noun counts through the head bonus only: Kiwi splits "대학" off "한결대학교"
+        # in one sentence and keeps "서울대학교" whole in another.
+        terms = self.terms(query) - (self.terms(head) if head else set())
+        asked = _keys(query)
+        expected = ANY if bridge else expected_type(query)
+        anchors = _name_keys(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
+            previous = 0
             for position, sentence in enumerate(body_sentences(passage.content)):
+                own = self._overlap(terms, sentence)
+                overlap = float(own)
+                if refers_back(sentence):  # "이 투자는 푸른벤처스가 주도했다": the one before
+                    overlap += CONTEXT_WEIGHT * previous
+                previous = own
+                if terms and overlap == 0:
+                    continue
+                named = NAMED_BONUS * len(anchors & _name_keys(sentence))  # the query's names
+                typed = [
+                    _with_head(n, head, sentence) if expected.kind in (ORG, PLACE) else n
+                    for n in typed_answers(sentence, expected)
+                    if not _asked(n, asked)
+                ]
                 names = [
                     n
                     for n in candidates(sentence)
                     if len(n) >= 2 and n != head and not _asked(n, asked)
                 ]
-                if not names:
+                if not typed and not names:
                     continue
-                overlap = self._overlap(terms, sentence)
-                if terms and overlap == 0:
-                    continue
-                typed = [n for n in names if head and head.casefold() in n.casefold()]
-                score = overlap + (1.0 if typed else 0.0) - 0.3 * rank - 0.01 * position
+                headed = [n for n in [*typed, *names] if head and head.casefold() in n.casefold()]
+                typed_headed = [n for n in typed if n in headed]
+                bonus = (TYPED_BONUS if typed else 0.0) + (HEADED_BONUS if headed else 0.0)
+                score = overlap + named + bonus - 0.3 * rank - 0.01 * position
                 if best is None or score > best[0]:
-                    answer = (typed or names)[0][:MAX_ANSWER_CHARS]
+                    answer = (typed_headed or typed or headed or names)[0][:MAX_ANSWER_CHARS]
                     best = (score, StepAnswer(text=answer, sentence=sentence, passage=passage.n))
         return best[1] if best else None
 
@@ -135,8 +177,8 @@ def candidates(sentence: str) -> list[str]:
     "한결대학교 컴퓨터공학과를" → 한결대학교, 컴퓨터공학과), with a following model code
     ("누리봇 S2"); proper nouns and predicate nominals ("대표는 이서준이다": Kiwi may not know
     the name) first, then compounds ("자율주행팀"); another lone common noun is no name."""
-    if sentence.isascii():
-        return [m.name for m in find_mentions(sentence)]
+    if sentence.isascii():  # a possessive is not part of the name ("Clement Attlee's")
+        return [re.sub(r"['’]s$", "", m.name) for m in find_mentions(sentence)]
     proper: list[str] = []
     compound: list[str] = []
     tokens = get_kiwi().tokenize(sentence)
@@ -161,26 +203,52 @@ def candidates(sentence: str) -> list[str]:
     return list(dict.fromkeys([*proper, *compound]))
 
 
-def head_noun(query: str) -> str | None:
-    """The last content noun of the query, with the nouns glued to it ("…졸업한 대학교" →
-    대학교, "투자한 벤처캐피털" → 벤처캐피털; "the state where X died" → state)."""
-    lowered = query.strip().rstrip("?")
-    if lowered.isascii():
-        words = lowered.split()
-        for marker in ("where", "which", "who", "that", "whose", "in which", "of"):
-            if f" {marker} " in f" {lowered} ":
-                before = lowered.split(f" {marker} ")[0].split()
-                return before[-1] if before else None
-        return words[-1] if words else None
-    tokens = [t for t in get_kiwi().tokenize(lowered) if t.tag in _HEAD_TAGS]
-    if not tokens:
-        return None
-    start, end = tokens[-1].start, tokens[-1].start + tokens[-1].len
-    for token in reversed(tokens[:-1]):
-        if token.start + token.len != start:
-            break
-        start = token.start
-    return lowered[start:end]
+def typed_answers(sentence: str, expected: StepType) -> list[str]:
+    """The sentence's names (dates, numbers) of the expected type, in order; [] for ANY."""
+    if expected.kind == DATE:
+        return [s.text for s in typed_spans(sentence, "date")]
+    if expected.kind == NUMBER:
+        return [s.text for s in typed_spans(sentence, "number")]
+    if not expected.kind:
+        return []
+    names = [
+        n.name
+        for n in typed_names(sentence)
+        if (n.type in expected.accepts or (n.type == MAYBE_PERSON and expected.kind == PERSON))
+        and not n.surname
+    ]
+    if expected.kind == PERSON:
+        names += [s.text for s in typed_spans(sentence, "person")]
+    return [n for n in dict.fromkeys(names) if len(n) >= 2]
+
+
+def refers_back(sentence: str) -> bool:
+    """The sentence opens with a demonstrative or a pronoun ("이 투자는", "Its chief …"): its
+    subject is named in the sentence before."""
+    words = sentence.split()
+    if not words:
+        return False
+    if sentence.isascii():
+        return words[0].casefold() in _BACK_EN
+    first = get_kiwi().tokenize(sentence)[:1]
+    return bool(first) and first[0].tag == "MM" and first[0].form in _BACK_KO
+
+
+def _name_keys(text: str) -> set[str]:
+    """The names of a text, normalised: Kiwi's typed names and capitalised spans."""
+    found = {normalize(n.name) for n in typed_names(text) if n.type not in ("DATE", "")}
+    return {k for k in found | {normalize(m.name) for m in find_mentions(text)} if len(k) >= 2}
+
+
+def _with_head(name: str, head: str | None, sentence: str) -> str:
+    """The name with the query's head noun when the sentence writes it next ("이천" + "공장"
+    → "이천 공장" for "…생산하는 공장")."""
+    if not head or head.casefold() in name.casefold():
+        return name
+    for joined in (f"{name} {head}", f"{name}{head}"):
+        if joined in sentence:
+            return joined
+    return name
 
 
 def _keys(text: str) -> set[str]:

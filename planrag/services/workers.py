@@ -101,6 +101,8 @@ class IndexingWorker:
         try:
             doc = self._ingestion.index(job.doc_id)
             log.info("worker %s indexed %s: %s", self.name, job.doc_id, doc.status)
+            if self._queue.depth(job.kb_id) == 1:  # the KB's last job: measure it settled
+                self._ingestion.settled(job.kb_id)  # before the job ends (waiters wait for it)
         except NotFound:
             log.info("document %s was deleted before indexing", job.doc_id)
         finally:
@@ -108,6 +110,8 @@ class IndexingWorker:
             renewer.join()
         if not self._queue.finish(job.doc_id, self.name):
             log.warning("job %s was taken over by another worker meanwhile", job.doc_id)
+        elif self._queue.depth(job.kb_id) == 0:  # two last jobs ended together: one settles
+            self._ingestion.settled(job.kb_id)  # (a no-op when it is settled already)
 
     def _renew(self, doc_id: str, done: threading.Event) -> None:
         interval = max(self._settings.lease_s / 3, 0.05)

@@ -137,9 +137,13 @@ class JobQueue:
         with Session(self._engine) as s, s.begin():
             s.execute(delete(IngestionJobRow).where(IngestionJobRow.doc_id == doc_id))
 
-    def depth(self) -> int:
+    def depth(self, kb_id: str | None = None) -> int:
+        """Jobs queued or running (of one KB's documents, with `kb_id`)."""
+        query = select(func.count()).select_from(IngestionJobRow)
+        if kb_id is not None:
+            query = query.where(IngestionJobRow.kb_id == kb_id)
         with Session(self._engine) as s:
-            return int(s.scalar(select(func.count()).select_from(IngestionJobRow)) or 0)
+            return int(s.scalar(query) or 0)
 
     def queued(self) -> set[str]:
         with Session(self._engine) as s:

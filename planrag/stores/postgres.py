@@ -31,7 +31,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from sqlalchemy.engine import URL
 
 from planrag.core.errors import StoreUnavailable
-from planrag.core.settings import PgSettings
+from planrag.core.settings import PgSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -317,3 +317,10 @@ class PostgresProvider:
             server, self._embedded = self._embedded, None
         if server is not None:
             server.stop()
+
+
+def metadata_url(settings: Settings, postgres: PostgresProvider) -> str:
+    """PLANRAG_DB__URL; else PostgreSQL when PLANRAG_PG__METADATA is true; else SQLite."""
+    if not settings.db.url and settings.pg.metadata:
+        return postgres.sqlalchemy_url()
+    return settings.database_url

@@ -154,6 +154,14 @@ def answer_type(question: str) -> AnswerType:
     return "thing"
 
 
+def asked_by_word(question: str) -> bool:
+    """Whether the question's answer type comes from its question word (누구, 언제, which actor
+    …), not only from the attribute it names ("가격은?", "위치는?"): then the type is clear."""
+    if _EN_KIND_OF.search(question):
+        return False
+    return any(p.search(question) for kind, p in _KO_TYPES + _EN_TYPES if kind != "thing")
+
+
 def model_codes(text: str) -> set[str]:
     """Model numbers and codes in `text`, normalised ("S 2", "s2" → "S2")."""
     return {re.sub(r"[-\s]", "", m.group(0)).upper() for m in _MODEL_CODE.finditer(text)}

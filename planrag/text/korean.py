@@ -126,3 +126,22 @@ def _is_abbreviation(text: str, start: int, period_end: int) -> bool:
         return False
     word = found.group(1)
     return (len(word) == 1 and word.isupper()) or word.lower() in _ABBREVIATIONS
+
+
+# Particles whose form follows the word before them: (after a final consonant, after a vowel).
+_PARTICLE_PAIRS = (("이", "가"), ("은", "는"), ("을", "를"), ("과", "와"), ("으로", "로"))
+_PARTICLE_FORMS = {form: pair for pair in _PARTICLE_PAIRS for form in pair}
+
+
+def particle_for(word: str, particle: str) -> str:
+    """The form of `particle` that follows `word` ("이서준" + 가 → 이, "한지훈" + 는 → 은,
+    "푸른벤처스" + 이 → 가); unchanged after a non-Hangul ending or for another particle.
+    With ㄹ, 으로 is 로 ("서울로")."""
+    pair = _PARTICLE_FORMS.get(particle)
+    last = word.rstrip()[-1:] if word.strip() else ""
+    if pair is None or not ("가" <= last <= "힣"):
+        return particle
+    final = (ord(last) - ord("가")) % 28
+    if pair == ("으로", "로") and final == 8:  # ㄹ
+        return "로"
+    return pair[0] if final else pair[1]

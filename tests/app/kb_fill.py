@@ -7,10 +7,17 @@ import time
 import httpx
 
 
-def fill_kb(url: str, name: str, docs: list[tuple[str, str, dict]], timeout: float = 120) -> dict:
-    """Create KB `name`, upload (filename, text, metadata) documents, wait until every one is
-    `completed`; returns {filename: document id}."""
-    kb = httpx.post(f"{url}/api/knowledge-bases", json={"name": name}, timeout=60).json()
+def fill_kb(
+    url: str,
+    name: str,
+    docs: list[tuple[str, str, dict]],
+    timeout: float = 120,
+    fields: dict | None = None,
+) -> dict:
+    """Create KB `name` (with `fields`, e.g. a graph backend), upload (filename, text, metadata)
+    documents, wait until every one is `completed`; returns {filename: document id}."""
+    body = {"name": name, **(fields or {})}
+    kb = httpx.post(f"{url}/api/knowledge-bases", json=body, timeout=60).json()
     ids = {}
     for filename, text, meta in docs:
         files = {"files": (filename, text.encode(), "text/markdown")}

@@ -136,3 +136,18 @@ def test_help_and_kb_list_load_no_heavy_module(tmp_path: Path) -> None:
     ]  # fmt: skip
     table, loaded = run_probed(data, "kb", "list")
     assert table.returncode == 0 and "id-news" in table.stdout and loaded == []
+
+
+def test_keys_and_users_open_only_the_metadata_db(tmp_path: Path) -> None:
+    """`planrag keys|users` without a server open the metadata DB alone: no runtime, no
+    vector store client, no models (they ran a whole runtime's imports before)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    created, loaded = run_probed(data, "keys", "create", "reporting", "--kb", "news")
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.strip().startswith("prk_")
+    listed, loaded = run_probed(data, "keys", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [k["name"] for k in json.loads(listed.stdout)] == ["reporting"]
+    heavy_for_keys = {"pymilvus", "milvus_lite", "torch", "kiwipiepy", "bm25s", "planrag.runtime"}
+    assert heavy_for_keys.isdisjoint(loaded), loaded

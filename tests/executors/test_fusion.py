@@ -181,6 +181,7 @@ def test_candidates_below_the_baseline_keep_their_dense_order() -> None:
     legs.dense = {"far": 0.70, "near": 0.84, "word": 0.80}
     legs.lexical = legs.unclipped = {"word": 0.4}
     legs.scripts, legs.titles = {}, {}
+    legs.dense_ranks, legs.lexical_ranks = {}, {}
     keys = {c: legs.fused(c, fusion) for c in legs.docs}
     assert keys["near"] > keys["far"]
     assert keys["word"] > keys["near"]  # a word match still counts on top of its cosine
@@ -219,3 +220,34 @@ def test_weights_are_matched_to_the_legs_spreads_per_query() -> None:
     assert spread_matched(led, dense_sd, lexical_sd) == led
     assert spread_matched(kb, dense_sd, 0.0) == kb  # one leg without spread: unchanged
     assert spread_matched(kb, 100.0, 0.01).dense_weight == FLOOR
+
+
+def test_a_passage_bm25_cannot_read_is_judged_by_the_dense_leg() -> None:
+    """A Korean question, an English passage that holds the answer: no query word can match it,
+    so its BM25 score of 0 is not evidence against it. It is ordered by its dense score alone;
+    a Korean passage without a word match still loses the lexical weight."""
+    from planrag.core.types import FusionInfo
+    from planrag.executors.hybrid import _Legs
+
+    fusion = FusionInfo(
+        mode="sequential",
+        dense_weight=0.5,
+        lexical_weight=0.5,
+        reason="test",
+        dense_base=0.80,
+        dense_top=0.90,
+        query_script="hangul",
+    )
+    legs = _Legs.__new__(_Legs)
+    legs.docs = {"english": "d1", "korean_words": "d2", "korean_none": "d3"}
+    legs.dense = {"english": 0.88, "korean_words": 0.84, "korean_none": 0.88}
+    legs.lexical = legs.unclipped = {"korean_words": 0.6}
+    legs.scripts = {"english": "latin", "korean_words": "hangul", "korean_none": "hangul"}
+    legs.titles, legs.dense_ranks, legs.lexical_ranks = {}, {}, {}
+    keys = {c: legs.fused(c, fusion) for c in legs.docs}
+    assert keys["english"] == pytest.approx(0.8)  # (0.88 − 0.80) / (0.90 − 0.80)
+    assert keys["korean_none"] == pytest.approx(0.4)  # half of it: BM25 could have matched
+    assert keys["english"] > keys["korean_words"] > keys["korean_none"]
+    # a question in the passage's own script: the usual weighted sum
+    english_question = fusion.model_copy(update={"query_script": "latin"})
+    assert legs.fused("english", english_question) == pytest.approx(0.4)

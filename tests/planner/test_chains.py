@@ -33,6 +33,16 @@ CHAINS = [
         "자율주행팀 팀장이 박사 학위를 받은 대학교는?",
         ["자율주행팀 팀장", "{{s1.answer}}이 박사 학위를 받은 대학교는?"],
     ),
+    # Kiwi reads 한빛로보틱스 a common noun before 의: its organisation ending names it
+    (
+        "한빛로보틱스의 최대 고객사의 대표는 누구인가요?",
+        ["한빛로보틱스의 최대 고객사", "{{s1.answer}}의 대표는 누구인가요?"],
+    ),
+    # a determiner inside the bridge's noun phrase ("첫 해외 지사")
+    (
+        "누리테크의 첫 해외 지사의 지사장은 누구인가요?",
+        ["누리테크의 첫 해외 지사", "{{s1.answer}}의 지사장은 누구인가요?"],
+    ),
     (
         "Which state borders the state where Hello Love's performer died?",
         ["the state where Hello Love's performer died", "Which state borders {{s1.answer}}?"],

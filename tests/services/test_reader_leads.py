@@ -51,6 +51,9 @@ def test_the_one_span_of_the_asked_type_leads() -> None:
     found = [passage(1, "The museum's first director was Anna Berg, appointed in 1921.")]
     text = read("Who was the museum's first director?", found).text()
     assert text.startswith("Anna Berg — The museum's first director was Anna Berg")
+    # "the Time Quintet" is no person's name
+    found = [passage(1, "It is a companion book and part of the Time Quintet.")]
+    assert read("The book is part of a series written by who?", found).headline is None
     # two candidate names: no headline, the sentence alone
     found = [passage(1, "Anna Berg and Carl Lind ran the museum from 1921 until 1930.")]
     assert read("Who ran the museum?", found).text().startswith("Anna Berg and Carl Lind")
@@ -94,3 +97,12 @@ def test_what_two_subjects_have_in_common_leads() -> None:
     text = Extractor().answer(question, found, None)
     assert text.startswith("opera — The Consul is an opera"), text
     assert "[1]" in text and "[2]" in text
+
+
+def test_no_headline_when_the_type_comes_only_from_the_attribute() -> None:
+    # "비율" makes a number question, but no question word asks for one: "3" of "제3의" is no
+    # answer to open with; "몇 명" asks for a number, "320명" leads.
+    found = [passage(1, "연구개발의 결과로 논문은 많지만 제3의 연구자가 활용하는 비율은 낮다.")]
+    assert read("특허를 활용하는 비율이 낮은 이유는?", found).headline is None
+    found = [passage(1, "한빛로보틱스의 직원 수는 2024년 말 기준 320명이다.")]
+    assert read("한빛로보틱스 직원은 몇 명인가?", found).headline == "320명"

@@ -79,3 +79,40 @@ def test_coverage_and_missing_words() -> None:
     assert reader.covers("누리테크 대표 이서준", found)
     assert not reader.covers("누리테크 대표가 졸업한 대학교의 총장", found)
     assert "총장" in " ".join(reader.missing("누리테크 대표가 졸업한 대학교의 총장은?", found))
+
+
+@pytest.mark.parametrize(
+    ("query", "docs", "answer"),
+    [
+        # a person's name in the best sentence does not answer a university (김도윤 → 한결대학교)
+        ("한빛로보틱스 대표이사가 졸업한 대학교", ["hanbit_company.md"], "한결대학교"),
+        # a person, not the other company of the sentence
+        ("동해캐피털 대표", ["investment.md", "people_profiles.md"], "오세영"),
+        # the query's name decides between two sentences naming a university
+        ("박지은의 출신 대학은?", ["people_profiles.md", "org_chart.md", "hanbit_company.md"],
+         "서울대학교"),
+        ("한결대학교의 개교 연도는?", ["hangyeol_university.md"], "1978년"),
+        ("대한물류의 직원 수는?", ["daehan_logistics.md"], "3,400명"),
+        ("대한물류의 본사는 어디에 있나요?", ["daehan_logistics.md"], "인천 연수구"),
+        ("누리봇 시리즈를 생산하는 공장", ["hanbit_company.md", "nuribot_products.md"],
+         "이천 공장"),
+        # "이 투자는 푸른벤처스가 주도했다": the sentence before says which investment (B, not C)
+        ("한빛로보틱스 시리즈 B 주도 벤처캐피털", ["investment.md"], "푸른벤처스"),
+    ],
+)  # fmt: skip
+def test_the_answer_has_the_type_the_step_asks_for(
+    query: str, docs: list[str], answer: str
+) -> None:
+    read = StepReader().read(query, passages(*docs))
+    assert read is not None and read.text == answer
+
+
+def test_a_bridge_read_of_the_whole_question_wants_a_name_not_the_answer_type() -> None:
+    """The adaptive step reads the question itself for the entity on the way to its answer: a
+    "when?" question's bridge is the man, not a date."""
+    text = "The Distribution of Industry Act was passed in 1945 by Clement Attlee's government."
+    found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
+    question = "The Distribution of Industry act was passed by a man who was prime minister when?"
+    assert StepReader().read(question, found).text == "1945"  # type: ignore[union-attr]
+    bridge = StepReader().read(question, found, bridge=True)
+    assert bridge is not None and bridge.text == "Clement Attlee"

@@ -232,6 +232,9 @@ def test_playground_finds_the_right_chunk_first(page: Page, shots: Path) -> None
     expect(hits.first.get_by_test_id("hit-content")).not_to_contain_text("출장비")  # page 2
     assert 1 <= hits.count() <= 3  # the KB's Top K, set in the previous test
     expect(hits.first.get_by_test_id("fusion")).to_be_visible()  # hybrid says how it fused
+    # ... why (the query's script, the calibration), and where each leg ranked the hit
+    expect(hits.first.get_by_test_id("fusion-reason")).to_contain_text("hangul query")
+    expect(hits.first.get_by_test_id("leg-ranks")).to_contain_text("dense #")
     page.screenshot(path=shots / "playground.png")
 
 

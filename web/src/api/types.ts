@@ -99,8 +99,14 @@ export interface FusionInfo {
   reason: string;
   rrf_k: number | null;
   dense_base?: number | null;
+  dense_top?: number | null;
   confidence?: number | null;
   query_script?: string | null;
+  // the KB's calibrated dense weight when this query's was matched to its legs' spreads
+  calibrated_dense_weight?: number | null;
+  // answered asks whose cited passages' leg ranks were blended in, and how far they moved it
+  feedback_asks?: number | null;
+  feedback_confidence?: number | null;
 }
 
 export interface Hit {
@@ -116,6 +122,8 @@ export interface Hit {
     page?: number | null;
     dense_score?: number | null;
     lexical_score?: number | null;
+    dense_rank?: number | null;
+    lexical_rank?: number | null;
     rerank_score?: number | null;
     title_score?: number | null;
     l2_distance?: number | null;

@@ -4,6 +4,10 @@ import type { Hit } from "../../api/types";
 import { formatScore } from "../../components/format";
 import { useT } from "../../i18n/i18n";
 
+function present<T>(value: T | null | undefined): value is T {
+  return value !== null && value !== undefined;
+}
+
 export function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
   const t = useT();
   const m = hit.metadata;
@@ -38,14 +42,31 @@ export function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
           .filter(([, v]) => v !== null && v !== undefined)
           .map(([name, v]) => `${name} ${formatScore(v)}`)
           .join(" · ")}
+        {present(m.dense_rank) && present(m.lexical_rank) && (
+          <div data-testid="leg-ranks">
+            {t("test.legRanks")}: dense #{m.dense_rank} · lexical #{m.lexical_rank}
+          </div>
+        )}
         {m.fusion && (
           <div data-testid="fusion">
             {t("test.fusion")}: {m.fusion.mode} · dense {m.fusion.dense_weight} · lexical{" "}
             {m.fusion.lexical_weight}
-            {m.fusion.confidence !== null && m.fusion.confidence !== undefined
-              ? ` · ${t("test.confidence")} ${m.fusion.confidence}`
-              : ""}
-            {m.fusion.rrf_k ? ` · RRF k=${m.fusion.rrf_k}` : ""} — {m.fusion.reason}
+            {present(m.fusion.calibrated_dense_weight) && (
+              <span data-testid="fusion-calibrated">
+                {` (${t("test.calibrated")} ${m.fusion.calibrated_dense_weight})`}
+              </span>
+            )}
+            {present(m.fusion.confidence) ? ` · ${t("test.confidence")} ${m.fusion.confidence}` : ""}
+            {present(m.fusion.feedback_asks) && (
+              <span data-testid="fusion-feedback">
+                {` · ${t("test.feedback", { count: m.fusion.feedback_asks })}`}
+                {present(m.fusion.feedback_confidence)
+                  ? ` (${t("test.confidence")} ${m.fusion.feedback_confidence})`
+                  : ""}
+              </span>
+            )}
+            {m.fusion.rrf_k ? ` · RRF k=${m.fusion.rrf_k}` : ""}
+            <div data-testid="fusion-reason">{m.fusion.reason}</div>
           </div>
         )}
       </footer>
