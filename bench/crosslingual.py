@@ -95,17 +95,17 @@ def main() -> None:
                 ("hybrid", "hybrid", None),
             ]
             runs += [(f"hybrid, cross-script dense {w}", "hybrid", w) for w in args.dense]
-            runs += [("hybrid, other-script passages not imputed", "hybrid", -1.0)]
-            default = fusion.CROSS_SCRIPT_DENSE
+            runs += [("hybrid, other-script passages imputed", "hybrid", -1.0)]
+            default, imputing = fusion.CROSS_SCRIPT_DENSE, hybrid.CROSS_SCRIPT_IMPUTE
             for label, strategy, weight in runs:
-                hybrid.CROSS_SCRIPT_IMPUTE = weight != -1.0
+                hybrid.CROSS_SCRIPT_IMPUTE = imputing if weight != -1.0 else True
                 fusion.CROSS_SCRIPT_DENSE = default if weight in (None, -1.0) else weight
                 ranks = {q["id"]: found(runtime, kb_id, names, q, strategy) for q in qs}
                 rows[label] = summary(qs, ranks) | {"ranks": ranks}  # type: ignore[assignment,dict-item]
                 print(label, json.dumps(rows[label]), flush=True)
                 missed = [i for i, r in ranks.items() if not 0 < r <= 3]
                 print("  not in top 3:", missed, flush=True)
-            fusion.CROSS_SCRIPT_DENSE, hybrid.CROSS_SCRIPT_IMPUTE = default, True
+            fusion.CROSS_SCRIPT_DENSE, hybrid.CROSS_SCRIPT_IMPUTE = default, imputing
             rows["ask (no LLM)"] = asked(runtime, qs)  # type: ignore[assignment]
             print("ask", json.dumps(rows["ask (no LLM)"]), flush=True)
         finally:

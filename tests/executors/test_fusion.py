@@ -222,11 +222,15 @@ def test_weights_are_matched_to_the_legs_spreads_per_query() -> None:
     assert spread_matched(kb, 100.0, 0.01).dense_weight == FLOOR
 
 
-def test_a_passage_bm25_cannot_read_is_judged_by_the_dense_leg() -> None:
-    """A Korean question, an English passage that holds the answer: no query word can match it,
-    so its BM25 score of 0 is not evidence against it. It is ordered by its dense score alone;
-    a Korean passage without a word match still loses the lexical weight."""
+def test_a_passage_bm25_cannot_read_is_judged_by_the_dense_leg_only_when_imputing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Korean question, an English passage: by default the usual weighted sum, so a Korean
+    passage matching both legs stays first (a mixed-language KB). With CROSS_SCRIPT_IMPUTE on,
+    the English passage is ordered by its dense score alone; a Korean passage without a word
+    match still loses the lexical weight."""
     from planrag.core.types import FusionInfo
+    from planrag.executors import hybrid
     from planrag.executors.hybrid import _Legs
 
     fusion = FusionInfo(
@@ -244,6 +248,10 @@ def test_a_passage_bm25_cannot_read_is_judged_by_the_dense_leg() -> None:
     legs.lexical = legs.unclipped = {"korean_words": 0.6}
     legs.scripts = {"english": "latin", "korean_words": "hangul", "korean_none": "hangul"}
     legs.titles, legs.dense_ranks, legs.lexical_ranks = {}, {}, {}
+    default = {c: legs.fused(c, fusion) for c in legs.docs}
+    assert default["english"] == pytest.approx(0.4) == default["korean_none"]
+    assert default["korean_words"] > default["english"]
+    monkeypatch.setattr(hybrid, "CROSS_SCRIPT_IMPUTE", True)
     keys = {c: legs.fused(c, fusion) for c in legs.docs}
     assert keys["english"] == pytest.approx(0.8)  # (0.88 − 0.80) / (0.90 − 0.80)
     assert keys["korean_none"] == pytest.approx(0.4)  # half of it: BM25 could have matched
