@@ -25,6 +25,8 @@ alone. A merged short form joins the alias list; a bare surname nobody completes
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from planrag.stores.graph import DEFAULT_TYPE, ChunkGraph, Entity, GraphStore, Relation
 from planrag.text.entities import normalize
 from planrag.text.named_entities import PERSON
@@ -103,16 +105,7 @@ def _renamed(graph: ChunkGraph, mine: dict[str, Entity], remap: dict[str, Entity
             merged.aliases = list(dict.fromkeys([*first.aliases, *merged.aliases]))
             merged = with_alias_keys(merged)
         entities[owner.key] = merged
-    relations: dict[tuple[str, str, str], Relation] = {}
-    for rel in graph.relations:
-        source = remap[rel.source].key if rel.source in remap else rel.source
-        target = remap[rel.target].key if rel.target in remap else rel.target
-        if source != target:
-            moved = rel.model_copy(update={"source": source, "target": target})
-            relations.setdefault((source, rel.type, target), moved)
-    return graph.model_copy(
-        update={"entities": list(entities.values()), "relations": list(relations.values())}
-    )
+    return _remapped(graph, entities, remap)
 
 
 def _completed(store: GraphStore, kb_id: str, graphs: list[ChunkGraph]) -> list[ChunkGraph]:
@@ -190,6 +183,17 @@ def _with_completions(graph: ChunkGraph, remap: dict[str, Entity]) -> ChunkGraph
             }
         )
         entities[owner.key] = with_alias_keys(merged)
+    return _remapped(graph, entities, remap, dropped)
+
+
+def _remapped(
+    graph: ChunkGraph,
+    entities: dict[str, Entity],
+    remap: dict[str, Entity],
+    dropped: Collection[str] = (),
+) -> ChunkGraph:
+    """The chunk's graph with `entities`, its relations moved onto the merged entities (`remap`),
+    one per (source, type, target); relations of a dropped entity and self-loops left out."""
     relations: dict[tuple[str, str, str], Relation] = {}
     for rel in graph.relations:
         if rel.source in dropped or rel.target in dropped:
