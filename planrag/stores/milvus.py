@@ -20,6 +20,7 @@ from pymilvus.exceptions import MilvusException
 from planrag.core.errors import EmbeddingMismatch, StoreUnavailable
 from planrag.core.filters import Filter, In
 from planrag.core.types import Metric
+from planrag.stores import milvus_lite_servers
 from planrag.stores.milvus_filter import render_milvus
 from planrag.stores.vector import (
     TitleRecord,
@@ -101,6 +102,8 @@ class MilvusStore:
         if "://" not in uri:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
         self._client = connect(uri, token, grpc_options(keepalive_s), connect_timeout_s)
+        self._uri: str | None = uri
+        milvus_lite_servers.opened(uri)
         self._index_type = index_type
         self._lock = threading.RLock()
         self._metrics: dict[str, Metric] = {}
@@ -109,7 +112,11 @@ class MilvusStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._uri is None:  # closed already
+                return
             self._client.close()
+            milvus_lite_servers.closed(self._uri)
+            self._uri = None
 
     def create_collection(self, kb_id: str, dim: int, metric: Metric) -> None:
         name = collection_name(kb_id)

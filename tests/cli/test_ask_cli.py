@@ -1,4 +1,6 @@
-"""`planrag plan` and `planrag ask` as separate processes on one data dir."""
+"""`planrag plan`, `planrag ask`, `keys` and `users` on one data dir: the first call of each
+family as a separate process (the installed entry point), the others through the same entry point
+in this process (`tests/cli/invoke.py`)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import planrag
+from tests.cli.invoke import planrag, planrag_process
 
 pytestmark = pytest.mark.slow
 
@@ -15,7 +17,7 @@ pytestmark = pytest.mark.slow
 def test_plan_prints_the_envelope_as_json(tmp_path: Path) -> None:
     data = tmp_path / "data"
     assert planrag(data, "kb", "create", "news").returncode == 0
-    result = planrag(
+    result = planrag_process(
         data, "plan", "지난주 뉴스 2개만", "--now", "2025-11-21T10:00:00+09:00", "--json"
     )
     assert result.returncode == 0, result.stderr
@@ -40,7 +42,7 @@ def test_ask_streams_an_extractive_answer_with_sources(tmp_path: Path) -> None:
         "# 환불 규정\n\n구매 후 14일 이내에는 전액 환불됩니다. 배송비는 고객 부담입니다.\n"
     )
     assert planrag(data, "ingest", str(doc), "--kb", "policy", "--create").returncode == 0
-    result = planrag(data, "ask", "환불은 며칠 이내에 가능한가요?", "--kb", "policy")
+    result = planrag_process(data, "ask", "환불은 며칠 이내에 가능한가요?", "--kb", "policy")
     assert result.returncode == 0, result.stderr
     assert "14일" in result.stdout and "[1]" in result.stdout
     assert "refund.md" in result.stderr or "환불 규정" in result.stderr
@@ -52,7 +54,7 @@ def test_ask_streams_an_extractive_answer_with_sources(tmp_path: Path) -> None:
 
 def test_keys_and_users_commands(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    created = planrag(data, "keys", "create", "reporting", "--kb", "news")
+    created = planrag_process(data, "keys", "create", "reporting", "--kb", "news")
     assert created.returncode == 0, created.stderr
     key = created.stdout.strip()
     assert key.startswith("prk_") and "store it now" in created.stderr
@@ -64,7 +66,9 @@ def test_keys_and_users_commands(tmp_path: Path) -> None:
     assert planrag(data, "keys", "revoke", listed[0]["prefix"]).returncode == 0
     assert json.loads(planrag(data, "keys", "list", "--json").stdout)[0]["revoked_at"]
     assert planrag(data, "keys", "revoke", "nope").returncode == 1
-    user = planrag(data, "users", "create", "kim", "--password-stdin", stdin="long-password\n")
+    user = planrag_process(
+        data, "users", "create", "kim", "--password-stdin", stdin="long-password\n"
+    )
     assert user.returncode == 0, user.stderr
     short = planrag(data, "users", "create", "lee", "--password-stdin", stdin="short\n")
     assert short.returncode == 1 and "8 characters" in short.stderr

@@ -1,30 +1,18 @@
-"""The `planrag` command end to end, as separate processes on one data dir."""
+"""The `planrag` command end to end on one data dir: `kb create` and `ingest` as separate
+processes (the installed entry point), the other commands through the same entry point in this
+process (`tests/cli/invoke.py`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli.invoke import planrag, planrag_process
 from tests.ingest.pdfs import make_pdf
 
 pytestmark = pytest.mark.slow
-
-
-def planrag(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PLANRAG_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "planrag.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=300,
-    )
 
 
 def test_kb_create_ingest_list_delete(tmp_path: Path) -> None:
@@ -37,7 +25,7 @@ def test_kb_create_ingest_list_delete(tmp_path: Path) -> None:
     (docs / "nested" / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     (docs / "image.png").write_bytes(b"\x89PNG")  # skipped: not a supported type
 
-    created = planrag(data, "kb", "create", "notes", "--chunking", "context_aware")
+    created = planrag_process(data, "kb", "create", "notes", "--chunking", "context_aware")
     assert created.returncode == 0, created.stderr
     kb_id = created.stdout.strip()
     assert len(kb_id) == 36
@@ -45,7 +33,7 @@ def test_kb_create_ingest_list_delete(tmp_path: Path) -> None:
     duplicate = planrag(data, "kb", "create", "notes")
     assert duplicate.returncode == 1 and "exists" in duplicate.stderr
 
-    ingested = planrag(data, "ingest", str(docs), "--kb", "notes")
+    ingested = planrag_process(data, "ingest", str(docs), "--kb", "notes")
     assert ingested.returncode == 1, ingested.stderr  # one file failed
     assert "3 of 4 file(s) indexed" in ingested.stderr
     assert "broken.pdf" in ingested.stderr and "not a valid PDF" in ingested.stderr

@@ -12,7 +12,7 @@ from planrag.core.settings import Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
 from planrag.services.retrieval import RetrieveRequest
-from tests.cli.test_cli import planrag
+from tests.cli.invoke import planrag
 from tests.conftest import wait_for_documents
 from tests.ingest.hwp_files import PASSWORD, SECTION_DEF, TAB, Table, make_hwp
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,13 +10,6 @@ import pytest
 
 from planrag.stores.milvus import MilvusStore
 from planrag.testing.vector_store import DIM, VectorStoreConformance, records, unit
-
-
-def release(path: str) -> None:
-    """Stop milvus-lite's in-process server for a data dir (`close()` leaves it running)."""
-    from milvus_lite.server_manager import server_manager_instance
-
-    server_manager_instance.release_server(os.path.abspath(path))
 
 
 class TestMilvusStore(VectorStoreConformance):
@@ -33,15 +25,13 @@ class TestMilvusStore(VectorStoreConformance):
         path, reopened = str(tmp_path / "milvus.db"), []
 
         def restart(store: MilvusStore) -> MilvusStore:
-            store.close()
-            release(path)
+            store.close()  # the last store on the path: its server stops
             reopened.append(MilvusStore(path))
             return reopened[-1]
 
         yield restart
         for store in reopened:
             store.close()
-        release(path)
 
 
 def test_vectors_persist_across_reopen(tmp_path: Path) -> None:
@@ -62,25 +52,36 @@ def test_vectors_persist_across_reopen(tmp_path: Path) -> None:
         reopened.close()
 
 
-def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
+def test_second_process_gets_a_clear_error_until_the_last_store_closes(tmp_path: Path) -> None:
+    """Milvus Lite allows one process per data dir; closing this process's last store on it
+    frees it (pymilvus kept its in-process server, and the lock, until exit)."""
     import subprocess
     import sys
 
     path = str(tmp_path / "milvus.db")
-    store = MilvusStore(path)
+    code = (
+        "from planrag.stores.milvus import MilvusStore\n"
+        "from planrag.core.errors import StoreUnavailable\n"
+        f"try:\n    MilvusStore({path!r}).close()\n    print('opened')\n"
+        "except StoreUnavailable as e:\n    print(e.message)\n"
+    )
+
+    def other_process() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        ).stdout
+
+    first, second = MilvusStore(path), MilvusStore(path)
     try:
-        code = (
-            "from planrag.stores.milvus import MilvusStore\n"
-            "from planrag.core.errors import StoreUnavailable\n"
-            f"try:\n    MilvusStore({path!r})\nexcept StoreUnavailable as e:\n"
-            "    print(e.message)\n"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-        )
-        assert "PLANRAG_MILVUS__URI" in out.stdout
+        second.create_collection("kb", DIM, "L2")
+        first.close()  # the other store on the path keeps the server
+        second.upsert("kb", records(unit(np.random.default_rng(1), 3)))
+        assert second.count("kb") == 3
+        assert "PLANRAG_MILVUS__URI" in other_process()
     finally:
-        store.close()
+        first.close()
+        second.close()
+    assert other_process().strip() == "opened"
 
 
 def test_an_unreachable_server_fails_clearly_after_the_deadline() -> None:
