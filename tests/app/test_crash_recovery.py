@@ -86,7 +86,7 @@ def documents(server: Server, kb_id: str) -> list[dict]:
 def long_text(seed: int) -> bytes:
     sentences = [
         f"Document {seed} sentence {i}: the warehouse in region {i % 17} ships {i * seed} parcels."
-        for i in range(1500)
+        for i in range(300)
     ]
     return " ".join(sentences).encode()
 

@@ -14,6 +14,7 @@ import pytest
 import pytrec_eval
 
 from planrag.services.metrics import mrr_at, ndcg_at, percentile, recall_at
+from tests.cli.invoke import planrag
 
 
 def random_case(rng: random.Random) -> tuple[dict[str, dict[str, int]], dict[str, list[str]]]:
@@ -68,23 +69,8 @@ def test_eval_command_prints_exactly_the_documented_keys(tmp_path: Path) -> None
     }
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(dataset, ensure_ascii=False))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PLANRAG_DATA_DIR": str(tmp_path / "unused")}
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "planrag.cli.main",
-            "eval",
-            str(path),
-            "--strategy",
-            "bm25",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    # in this process, through the entry point (the pgvector test below runs it as a child)
+    out = planrag(tmp_path / "unused", "eval", str(path), "--strategy", "bm25", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert set(report) == {
