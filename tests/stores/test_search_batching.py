@@ -25,7 +25,6 @@ from planrag.testing.vector_store import (
     records,
     unit,
 )
-from tests.stores.test_milvus import release
 
 LONG = 30.0  # a window no test waits out: batches here go when full
 
@@ -169,12 +168,10 @@ class TestBatchingMilvusStore(VectorStoreConformance):
         path, reopened = str(tmp_path / "milvus.db"), []
 
         def restart(store: BatchingVectorStore) -> BatchingVectorStore:
-            store.close()
-            release(path)
+            store.close()  # the last store on the path: its Milvus Lite server stops
             reopened.append(BatchingVectorStore(MilvusStore(path)))
             return reopened[-1]
 
         yield restart
         for store in reopened:
             store.close()
-        release(path)
