@@ -29,7 +29,8 @@ __all__ = ["second_hop"]
 
 HOP_PASSAGES = 8  # passages read for the two hops (the ordinary reader reads 5)
 FIRST_HOPS = 3  # first-hop sentences tried, best first
-REST_MIN = 0.3  # share of the words the first hop lacks the second sentence must hold
+REST_MIN = 0.3  # share of the words the first hop lacks the second sentence (half) and its
+# passage (half) must hold
 GAIN_MIN = 0.1  # how much more of the question the pair must hold than the ordinary lead
 
 
@@ -70,11 +71,18 @@ def second_hop(
         if not rest:
             continue
         for n in _bridged(reader, q, first, pool, titles):
+            topic = reader.terms(f"{by_n[n].title or ''} {by_n[n].content}")
             for second in _best(reader, question, by_n[n]):
-                held = _share(rest, second.terms, weights)
+                # the sentence's own words, and its passage's ("It is composed of 40 members"
+                # follows "The X Senate is the upper house …")
+                held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
                 if held < REST_MIN or not reader.answers_type(q, second.text):
                     continue
-                pair = _share(q.asked, first.terms | second.terms | titles[first.n], weights)
+                both = first.terms | titles[first.n]
+                pair = (
+                    _share(q.asked, both | second.terms, weights)
+                    + _share(q.asked, both | topic, weights)
+                ) / 2
                 if pair < lead_share + GAIN_MIN:
                     continue
                 score = pair + held
@@ -137,23 +145,28 @@ def _bridged(
     titles: dict[int, set[str]],
 ) -> list[int]:
     """The passages about a name the first hop holds and the question does not: titled by it,
-    or opening with it."""
+    or opening with it (names compared by their normalised spelling too, since Kiwi may read
+    "한결대학교" whole in one sentence and as 대학교 in another)."""
     named = set().union(*q.entities) | q.terms
+    asked = normalize(q.text)
+    written = normalize(first.text)
     names = [
-        normalize(m.name)
-        for m in find_mentions(first.text)
-        if len(m.name) >= 3 and not reader.terms(m.name) <= named
+        key
+        for key in (normalize(m.name) for m in find_mentions(first.text))
+        if len(key) >= 2 and key not in asked
     ]
     found = []
     for p in pool:
         if p.n == first.n:
             continue
-        title = titles[p.n]
-        if title and title <= first.terms and not title <= named:
+        title, key = titles[p.n], normalize(p.title or "")
+        if (title and title <= first.terms and not title <= named) or (
+            len(key) >= 2 and key in written and key not in asked
+        ):
             found.append(p.n)
             continue
         opening = normalize(next(iter(body_sentences(p.content)), "")[:200])
-        if any(k and k in opening for k in names):
+        if any(k in opening for k in names):
             found.append(p.n)
     return found
 
