@@ -62,7 +62,9 @@ RECORDS: list[dict[str, Any]] = []
 def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
     """Reader.evidence, recording what it saw (the first call of each ask is kept)."""
 
-    def evidence(self: reader_module.Reader, question: str, passages: Sequence[Passage]) -> list[int]:
+    def evidence(
+        self: reader_module.Reader, question: str, passages: Sequence[Passage]
+    ) -> list[int]:
         shown = list(passages[: reader_module.READ_PASSAGES])
         terms = self.terms(question)
         sims = (
@@ -126,7 +128,9 @@ def run_cross(runtime: Runtime) -> list[dict[str, Any]]:
     for q in jsonl("crosslingual.jsonl"):
         row, outcome = ask(runtime, KO_KB, q["question"])
         held = [
-            p for p in outcome.passages if names.get(p.doc_id) == q["doc"] and q["answer"] in p.content
+            p
+            for p in outcome.passages
+            if names.get(p.doc_id) == q["doc"] and q["answer"] in p.content
         ]
         row |= {"id": q["id"], "lang": q["lang"], "group": "cross", "held": bool(held)}
         row["answered"] = any(p.n in cited(outcome.answer) for p in held)
@@ -159,7 +163,9 @@ def run_same(runtime: Runtime, sets: dict[str, BeirDataset], limit: int) -> list
     for name, kb in (OWN | OWN_EN).items():
         dataset = sets["hotpotqa_200" if name == "hotpotqa_24" else name]
         kb_id = runtime.metadata.get_kb_by_name(kb).id
-        corpus = {d.id: d.filename.rsplit(".", 1)[0] for d in runtime.metadata.list_documents(kb_id)}
+        corpus = {
+            d.id: d.filename.rsplit(".", 1)[0] for d in runtime.metadata.list_documents(kb_id)
+        }
         queries = {q: t for q, t in dataset.queries.items() if dataset.qrels.get(q)}
         if name == "hotpotqa_24":  # the 24 questions whose passages the KB holds
             held = set(corpus.values())
@@ -168,7 +174,10 @@ def run_same(runtime: Runtime, sets: dict[str, BeirDataset], limit: int) -> list
             row, outcome = ask(runtime, kb, text)
             first = corpus.get(outcome.passages[0].doc_id) if outcome.passages else None
             gold_first = first is not None and dataset.qrels[qid].get(first, 0) > 0
-            rows.append(row | {"set": name, "group": "same", "gold_first": gold_first})
+            lang = "en" if name == "hotpotqa_24" else "ko"
+            rows.append(
+                row | {"set": name, "lang": lang, "group": "same", "gold_first": gold_first}
+            )
     return rows
 
 
@@ -179,7 +188,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in cross if r["lang"] == lang]
         if mine:
             out[f"cross {lang} answered"] = f"{sum(r['answered'] for r in mine)}/{len(mine)}"
-            out[f"cross {lang} not found (held)"] = [r["id"] for r in mine if r["not_found"] and r["held"]]
+            out[f"cross {lang} not found (held)"] = [
+                r["id"] for r in mine if r["not_found"] and r["held"]
+            ]
     for group in ("absent", "other-kb"):
         for lang in ("en", "ko"):
             mine = [r for r in rows if r["group"] == group and r["lang"] == lang]
@@ -187,7 +198,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 wrong = sum(not r["not_found"] for r in mine)
                 out[f"{group} {lang} answered anyway"] = f"{wrong}/{len(mine)}"
     for name in (*OWN, *OWN_EN):
-        mine = [r for r in rows if r["group"] == "same" and r.get("set") == name and r["gold_first"]]
+        mine = [
+            r for r in rows if r["group"] == "same" and r.get("set") == name and r["gold_first"]
+        ]
         if mine:
             out[f"same {name} false not found (gold first)"] = (
                 f"{sum(r['not_found'] for r in mine)}/{len(mine)}"
@@ -195,13 +208,60 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def passes(record: dict[str, Any], cross_min: float, same_min: float) -> bool:
+    """The evidence check's verdict on a recorded ask, with other similarity floors."""
+    if not record:
+        return True
+    coverage = record["coverage"]
+    if record["floor"] <= 0 or any(c >= record["floor"] for c in coverage):
+        return True
+    return any(
+        s >= (cross_min if crosses else same_min)
+        for s, crosses in zip(record["sims"], record["crosses"], strict=True)
+    )
+
+
+def replay(files: list[Path], floors: list[float]) -> None:
+    """Each group's share passing the check by cross-lingual floor (words and the same-language
+    floor as the product has them)."""
+    rows = [r for f in files for r in json.loads(f.read_text())["rows"]]
+    for r in rows:  # runs before the same group had its language
+        r.setdefault("lang", "en" if r.get("set") == "hotpotqa_24" else "ko")
+    groups = [
+        ("cross, answer held", lambda r: r["group"] == "cross" and r["held"]),
+        ("absent near", lambda r: r["group"] == "absent" and r["kind"] == "near"),
+        ("absent off", lambda r: r["group"] == "absent" and r["kind"] == "off"),
+        ("other-kb", lambda r: r["group"] == "other-kb"),
+        ("same, gold first", lambda r: r["group"] == "same" and r["gold_first"]),
+    ]
+    print("| group | " + " | ".join(f"{f:.2f}" for f in floors) + " |")
+    print("| --- |" + " --- |" * len(floors))
+    for label, keep in groups:
+        for lang in ("en", "ko"):
+            mine = [r for r in rows if keep(r) and r["lang"] == lang]
+            if not mine:
+                continue
+            same = reader_module.SAME_LANGUAGE_MIN
+            cells = [
+                f"{sum(passes(r['evidence'], f, same) for r in mine)}/{len(mine)}" for f in floors
+            ]
+            print(f"| {label} ({lang}) | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--replay", nargs="*", type=Path, help="recorded runs: floors replayed")
+    parser.add_argument(
+        "--floors", nargs="*", type=float, default=[0.70, 0.72, 0.74, 0.75, 0.76, 0.77, 0.78, 0.80]
+    )
+    parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--groups", nargs="*", default=["cross", "absent", "other-kb", "same"])
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_check.json")
     args = parser.parse_args()
+    if args.replay:
+        replay(args.replay, args.floors)
+        return
     reader_module.Reader.evidence = _recording(reader_module.Reader.evidence)  # type: ignore[method-assign]
     paths = all_datasets()
     sets = {name: BeirDataset.load(paths[name]) for name in BEIR_SETS}
@@ -229,7 +289,9 @@ def main() -> None:
     finally:
         runtime.close()
     args.out.parent.mkdir(exist_ok=True)
-    args.out.write_text(json.dumps({"summary": summarise(rows), "rows": rows}, ensure_ascii=False, indent=1))
+    args.out.write_text(
+        json.dumps({"summary": summarise(rows), "rows": rows}, ensure_ascii=False, indent=1)
+    )
     print(json.dumps(summarise(rows), ensure_ascii=False, indent=1))
 
 
