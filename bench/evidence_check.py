@@ -104,8 +104,52 @@ def ensure_ko(runtime: Runtime) -> None:
     runtime.calibrator.refresh(kb.id, force=True)
 
 
+FAST = False  # --searched: hybrid search + the evidence check only (no planner, no reader)
+TOP_K = 5
+
+
+class _Searched:
+    def __init__(self, passages: list[Passage]) -> None:
+        self.passages = passages
+        self.answer = ""
+
+
+def searched(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], Any]:
+    """The evidence check on the KB's hybrid top 5 (what the rule planner's plan searches),
+    without the planner and the reader: the verdict replayed from the recorded features."""
+    from planrag.services.retrieval import RetrieveRequest
+
+    knowledge_base = runtime.metadata.get_kb_by_name(kb)
+    request = RetrieveRequest(query=question, strategy="hybrid", top_k=TOP_K)  # type: ignore[arg-type]
+    hits = runtime.retrieval.retrieve(knowledge_base.id, request)
+    passages = [
+        Passage(
+            n=i,
+            chunk_id=h.chunk_id,
+            doc_id=h.doc_id,
+            knowledge_base=kb,
+            score=h.score,
+            content=h.content,
+        )
+        for i, h in enumerate(hits, start=1)
+    ]
+    embedder = runtime.retrieval.embedder_for(knowledge_base)
+    floor = runtime.settings.ask.relevance_floor
+    reader = reader_module.Reader(knowledge_base.user_words, floor, embedder)
+    start = len(RECORDS)
+    reader.evidence(question, passages)
+    record = RECORDS[start]
+    cross_min = runtime.settings.ask.cross_lingual_min
+    not_found = not passes(record, cross_min, reader_module.SAME_LANGUAGE_MIN)
+    row = {"kb": kb, "question": question, "not_found": not_found, "evidence": record}
+    return row, _Searched(passages)
+
+
 def ask(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], Any]:
     from planrag.services.ask import AskRequest
+
+    if FAST:
+        return searched(runtime, kb, question)
 
     start = len(RECORDS)
     readable = [runtime.metadata.get_kb_by_name(kb)]
@@ -248,6 +292,12 @@ def replay(files: list[Path], floors: list[float]) -> None:
             print(f"| {label} ({lang}) | " + " | ".join(cells) + " |")
 
 
+def save(out: Path, rows: list[dict[str, Any]]) -> None:
+    out.parent.mkdir(exist_ok=True)
+    body = {"summary": summarise(rows), "rows": rows}
+    out.write_text(json.dumps(body, ensure_ascii=False, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replay", nargs="*", type=Path, help="recorded runs: floors replayed")
@@ -255,6 +305,7 @@ def main() -> None:
         "--floors", nargs="*", type=float, default=[0.70, 0.72, 0.74, 0.75, 0.76, 0.77, 0.78, 0.80]
     )
     parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--searched", action="store_true", help="search + evidence check only")
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--groups", nargs="*", default=["cross", "absent", "other-kb", "same"])
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_check.json")
@@ -262,6 +313,8 @@ def main() -> None:
     if args.replay:
         replay(args.replay, args.floors)
         return
+    global FAST
+    FAST = args.searched
     reader_module.Reader.evidence = _recording(reader_module.Reader.evidence)  # type: ignore[method-assign]
     paths = all_datasets()
     sets = {name: BeirDataset.load(paths[name]) for name in BEIR_SETS}
@@ -286,6 +339,7 @@ def main() -> None:
             elif group == "same":
                 rows += run_same(runtime, sets, args.limit)
             print(group, json.dumps(summarise(rows), ensure_ascii=False), flush=True)
+            save(args.out, rows)
     finally:
         runtime.close()
     args.out.parent.mkdir(exist_ok=True)
