@@ -88,6 +88,7 @@ class StepReader:
         asked = _keys(query)
         expected = ANY if bridge else expected_type(query)
         anchors = _name_keys(query)
+        verb = clause_verb(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
             previous = 0
@@ -112,6 +113,8 @@ class StepReader:
                 ]
                 if not typed and not names:
                     continue
+                if verb:  # "…에서 일한 회사": the name that argues the clause's verb first
+                    typed, names = by_verb(typed, sentence, verb), by_verb(names, sentence, verb)
                 headed = [n for n in [*typed, *names] if head and head.casefold() in n.casefold()]
                 typed_headed = [n for n in typed if n in headed]
                 bonus = (TYPED_BONUS if typed else 0.0) + (HEADED_BONUS if headed else 0.0)
@@ -220,6 +223,46 @@ def typed_answers(sentence: str, expected: StepType) -> list[str]:
     if expected.kind == PERSON:
         names += [s.text for s in typed_spans(sentence, "person")]
     return [n for n in dict.fromkeys(names) if len(n) >= 2]
+
+
+def clause_verb(query: str) -> str | None:
+    """The verb of the relative clause a Korean query ends in ("…창업 전에 일한 회사" → 일,
+    "…세운 회사" → 세우); None for English or a query without one."""
+    if query.isascii():
+        return None
+    tokens = get_kiwi().tokenize(query)
+    for k in range(len(tokens) - 1, 0, -1):
+        if tokens[k].tag != "ETM":
+            continue
+        before = tokens[k - 1]
+        if before.tag in ("XSV", "XSA") and k >= 2 and tokens[k - 2].tag == "NNG":
+            return str(tokens[k - 2].form)
+        return str(before.form) if before.tag.startswith(("VV", "VA")) else None
+    return None
+
+
+def by_verb(names: list[str], sentence: str, verb: str) -> list[str]:
+    """The names ordered by how closely they precede the verb in the sentence (a Korean
+    argument comes before its verb: "누리테크를 창업하기 전 한빛로보틱스에서 … 일했다" →
+    한빛로보틱스 first for "일한"); unchanged when the sentence lacks the verb."""
+    if len(names) < 2:
+        return names
+    at = [
+        t.start
+        for t in get_kiwi().tokenize(sentence)
+        if t.form == verb and t.tag.startswith(("VV", "VA", "NNG"))
+    ]
+    if not at:
+        return names
+
+    def gap(name: str) -> int:
+        start = sentence.find(name)
+        if start < 0:
+            return 10**6
+        gaps = [v - start - len(name) for v in at if v >= start + len(name)]
+        return min(gaps) if gaps else 10**5
+
+    return sorted(names, key=gap)
 
 
 def refers_back(sentence: str) -> bool:
