@@ -36,6 +36,8 @@ def passages(*names: str) -> list[Passage]:
         ("최민호이 소속된 팀", ["org_chart.md", "nuribot_products.md"], "자율주행팀"),
         ("푸른벤처스의 대표는 누구인가요?", ["investment.md"], "한지훈"),
         ("누리봇 S2 개발을 총괄한 사람", ["nuribot_products.md", "field_report.md"], "최민호"),
+        # two companies in the sentence: the one that argues the clause's verb (…에서 일했다)
+        ("이서준이 창업 전에 일한 회사", ["people_profiles.md"], "한빛로보틱스"),
     ],
 )
 def test_the_bridge_is_the_name_the_best_sentence_adds(
