@@ -69,7 +69,7 @@ class StepRunner:
                 answer, passages = graphed
         if adaptive and STEP_REFERENCE.fullmatch(step.query.strip()) and passages:
             # an entity looked up by name: its own passage, not the name's other mentions
-            passages = [p for p in passages if own_passage(query, p)] or passages[:1]
+            passages = looked_up(query, passages)
         if answer is None and passages:
             earlier = [answers[ref] for ref in step.references() if ref in answers]
             answer = reader.read(query, passages, earlier=earlier)
@@ -138,6 +138,12 @@ def own_passage(name: str, passage: Passage) -> bool:
     """The passage is the entity's own page: its heading is the name."""
     key = normalize(name)
     return bool(key) and normalize(heading(passage)) == key
+
+
+def looked_up(name: str, passages: list[Passage]) -> list[Passage]:
+    """An entity searched by name: its own page (the others only mention it), else the best
+    hit; the first search's passages keep the rest of the merged budget."""
+    return [p for p in passages if own_passage(name, p)] or passages[:1]
 
 
 def entity_pages(question: str, passages: list[Passage]) -> bool:

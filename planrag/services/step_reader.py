@@ -44,6 +44,7 @@ MAX_ANSWER_CHARS = 120
 TYPED_BONUS = 1.5  # a sentence holding a name of the asked type over one holding more words
 NAMED_BONUS = 0.5  # per name of the query the sentence holds (Kiwi may split it in the terms)
 HEADED_BONUS = 1.0
+HEAD_WORD_BONUS = 0.5  # the sentence writes the query's head noun (a role: "대표이사는")
 EARLIER_BONUS = 1.0  # a sentence about the earlier step's answer the query was filled with
 CONTEXT_WEIGHT = 0.5  # the previous sentence's terms, for a sentence that refers back to it
 _BACK_KO = frozenset(("이", "그", "해당", "동", "위", "이런", "그런"))
@@ -139,6 +140,8 @@ class StepReader:
                 bonus = (TYPED_BONUS if typed else 0.0) + (
                     HEADED_BONUS if headed or apposed else 0.0
                 )
+                if head and head in sentence:  # "…의 대표이사는 김도윤이다" for "… 대표이사"
+                    bonus += HEAD_WORD_BONUS
                 score = overlap + named + bonus - 0.3 * rank - 0.01 * position
                 if best is None or score > best[0]:
                     chosen = typed_headed or apposed or typed or headed or names

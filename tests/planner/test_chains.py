@@ -103,6 +103,53 @@ CHAINS_IN_REMAINDER = [
 ]
 
 
+# English shapes the session-8 rules missed (invented names).
+ENGLISH_CHAINS = [
+    (  # the question word after a class noun: the class noun's thing is searched first
+        "The Silver Key is part of a series written by who?",
+        ["The Silver Key is part of a series", "{{s1.answer}} series written by who?"],
+    ),
+    (
+        "The Amber Road, though a book about a sailor, is by a novelist of what nationality?",
+        [
+            "The Amber Road, though a book about a sailor, is by a novelist",
+            "{{s1.answer}} novelist of what nationality?",
+        ],
+    ),
+    (  # one "of" and a name, the rest asks more than the name
+        "When was the singer of Harbor Lights Waltz born?",
+        ["the singer of Harbor Lights Waltz", "When was {{s1.answer}} born?"],
+    ),
+    (  # a non-ASCII letter is still English
+        "When was the singer of Café Lumière born?",
+        ["the singer of Café Lumière", "When was {{s1.answer}} born?"],
+    ),
+    (  # a role noun outside the class list, the participle "born" stays with the question
+        "In what year was the coach who led the 1999 Riverside Hawks team born?",
+        ["the coach who led the 1999 Riverside Hawks team", "In what year was {{s1.answer}} born?"],
+    ),
+    (  # "with the …" on a role noun; the stranded "in" stays with the question
+        "What film was the boxer with the real name of Tomas Verrill in?",
+        ["the boxer with the real name of Tomas Verrill", "What film was {{s1.answer}} in?"],
+    ),
+]
+ENGLISH_SINGLE_HOP = [
+    "Port Amel is a town in what region?",  # the named thing is the town
+    "What is the capital of Norland?",  # the rest asks only the name
+    "Which film of what year starred Nora Vale?",  # no named prefix
+]
+
+
+@pytest.mark.parametrize(("question", "queries"), ENGLISH_CHAINS)
+def test_english_chain_shapes(question: str, queries: list[str]) -> None:
+    assert [s.query for s in chain_steps(question)] == queries
+
+
+@pytest.mark.parametrize("question", ENGLISH_SINGLE_HOP)
+def test_english_single_hop_shapes_stay_one_step(question: str) -> None:
+    assert chain_steps(question) == []
+
+
 @pytest.mark.parametrize(("question", "queries"), CHAINS_IN_REMAINDER)
 def test_a_remainder_splits_again(question: str, queries: list[str]) -> None:
     assert [s.query for s in chain_steps(question)] == queries
