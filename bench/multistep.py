@@ -38,8 +38,9 @@ from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa:
 from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
 from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
-from planrag.services.ask import AskRequest, AskService  # noqa: E402
+from planrag.services.ask import AskService  # noqa: E402
 from planrag.services.ask_events import ContextEvent, EndEvent, SearchPlanEvent, StepEvent  # noqa: E402
+from planrag.services.ask_requests import AskRequest  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 
