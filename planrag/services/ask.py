@@ -67,6 +67,7 @@ from planrag.services.step_execution import (
     StepResult,
     StepRunner,
     adaptive_step,
+    entity_pages,
     step_answer_text,
     step_result,
 )
@@ -347,7 +348,7 @@ class AskService:
         return StepsRequest(plan, kbs, restriction, self._reader(plan, readable), plan.steps)
 
     def _may_adapt(self, plan: SearchPlan, question: str) -> bool:
-        """The adaptive step is tried on plain searches of questions shaped like a chain."""
+        """The adaptive step is tried on plain searches (`_adaptive` says which)."""
         return (
             self._settings.ask.adaptive_steps
             and self._settings.planner.max_steps >= 2
@@ -355,7 +356,6 @@ class AskService:
             and not plan.listing
             and plan.limit is None
             and plan.sort == "relevance"
-            and chains.may_chain(question)
         )
 
     def _adaptive(
@@ -370,11 +370,14 @@ class AskService:
         started = time.perf_counter()
         passages, stages = found
         question = run.request.question
+        shaped = chains.may_chain(question)  # else only an entity-page lookup (IRCoT-like)
+        if not shaped and not entity_pages(question, passages):
+            return None
         reader = self._reader(plan, readable)
         first_step = PlanStep(id="s1", query=plan.query or question)
         answer = reader.read(first_step.query, passages, bridge=True) if passages else None
         first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
-        second = adaptive_step(question, reader, first)
+        second = adaptive_step(question, reader, first, shaped)
         if second is None:
             return None
         request = self._steps_request(run, plan, readable)
