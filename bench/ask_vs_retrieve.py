@@ -39,7 +39,7 @@ from bench.news_sets import NEWS_DOCS, NEWS_NOW, NEWS_SETS, ingest_news, news_da
 from bench.report import markdown_table, revision  # noqa: E402
 from planrag.core.settings import Settings  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
-from planrag.services.ask import PlanRequest  # noqa: E402
+from planrag.services.ask_requests import PlanRequest  # noqa: E402
 from planrag.services.evaluation import BeirDataset, EvalSession, ingest_corpus  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 from planrag.services.metrics import ndcg_at, recall_at  # noqa: E402

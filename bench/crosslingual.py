@@ -120,7 +120,7 @@ def asked(runtime: Runtime, qs: list[dict[str, str]]) -> dict[str, object]:
     extractive answer): answered when the answer cites a passage of the question's document
     holding its answer; `vetoed` counts answers of "nothing found" although the search's
     passages held it (the evidence check refusing a cross-lingual hit)."""
-    from planrag.services.ask import AskRequest
+    from planrag.services.ask_requests import AskRequest
 
     readable = [runtime.metadata.get_kb_by_name("ko-company")]
     answered: dict[str, bool] = {}

@@ -43,7 +43,7 @@ from bench.report import load_average, log, machine
 from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import Settings
 from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase
-from planrag.executors.graph import GraphSearch
+from planrag.executors.graph_search import GraphSearch
 from planrag.ingest.extraction import ChunkText
 from planrag.ingest.rule_extraction import RuleExtractor
 from planrag.runtime import Runtime

@@ -24,7 +24,8 @@ from bench.graph import _settings, kept_mapping
 from bench.report import load_average, log
 from planrag.core.types import title_text
 from planrag.executors.context import Candidate, QueryContext
-from planrag.executors.graph import BRIDGE_HOPS, POOL, GraphHit, GraphSearch, Titles, merge
+from planrag.executors.graph import BRIDGE_HOPS, POOL, merge
+from planrag.executors.graph_search import GraphHit, GraphSearch, Titles
 from planrag.runtime import Runtime
 from planrag.services.evaluation import DEPTH, BeirDataset
 from planrag.services.metrics import all_found_at, mrr_at, ndcg_at, recall_at

@@ -3,6 +3,7 @@
 steps to single-hop questions.
 
     python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
+    python -m bench.multistep ko --questions multihop_heldout.jsonl   # the held-out 27
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
@@ -37,8 +38,9 @@ from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa:
 from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
 from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
-from planrag.services.ask import AskRequest, AskService  # noqa: E402
+from planrag.services.ask import AskService  # noqa: E402
 from planrag.services.ask_events import ContextEvent, EndEvent, SearchPlanEvent, StepEvent  # noqa: E402
+from planrag.services.ask_requests import AskRequest  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 
@@ -174,9 +176,15 @@ def ko_kb(runtime: Runtime, graph: bool = False) -> tuple[KnowledgeBase, dict[st
     return kb, {d.id: d.filename for d in docs}
 
 
-def run_ko(runtime: Runtime, sides: tuple[str, ...], out: Path, graph: bool = False) -> None:
+def run_ko(
+    runtime: Runtime,
+    sides: tuple[str, ...],
+    out: Path,
+    graph: bool = False,
+    questions: str = "multihop.jsonl",
+) -> None:
     kb, names = ko_kb(runtime, graph)
-    cases = [json.loads(line) for line in (FIXTURES / "multihop.jsonl").read_text().splitlines()]
+    cases = [json.loads(line) for line in (FIXTURES / questions).read_text().splitlines()]
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
@@ -232,6 +240,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="the result file")
     parser.add_argument("--graph", action="store_true", help="ko: a KB with a graph (ontology)")
     parser.add_argument(
+        "--questions", default="multihop.jsonl", help="ko: the question file in the fixtures"
+    )
+    parser.add_argument(
         "--gated",
         action="store_true",
         help="hotpot: only the questions shaped like a chain (planner.chains.may_chain); the "
@@ -254,7 +265,7 @@ def main() -> None:
         settings.embedding.threads = 1
         runtime = Runtime.open(settings)
         try:
-            run_ko(runtime, sides, out, args.graph)
+            run_ko(runtime, sides, out, args.graph, args.questions)
         finally:
             runtime.close()
         return

@@ -41,7 +41,7 @@ from bench.report import markdown_table, revision  # noqa: E402
 from planrag.core.filters import RetrieveFilters  # noqa: E402
 from planrag.planner.time_range import resolve  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
-from planrag.services.ask import PlanRequest  # noqa: E402
+from planrag.services.ask_requests import PlanRequest  # noqa: E402
 from planrag.services.evaluation import EvalSession  # noqa: E402
 from planrag.services.metrics import ndcg_at, recall_at  # noqa: E402
 from planrag.services.retrieval import MAX_QUERY_CHARS, RetrieveRequest  # noqa: E402

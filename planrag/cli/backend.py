@@ -150,7 +150,7 @@ class LocalBackend:
         return result
 
     def plan(self, body: dict[str, Any]) -> dict[str, Any]:
-        from planrag.services.ask import PlanRequest
+        from planrag.services.ask_requests import PlanRequest
 
         runtime = self.runtime
         envelope = runtime.ask.plan(PlanRequest.model_validate(body), runtime.metadata.list_kbs())
@@ -159,8 +159,8 @@ class LocalBackend:
     def ask(self, body: dict[str, Any]) -> Iterator[Event]:
         import asyncio
 
-        from planrag.services.ask import AskRequest
         from planrag.services.ask_events import event_data
+        from planrag.services.ask_requests import AskRequest
 
         runtime = self.runtime
         readable = runtime.metadata.list_kbs()

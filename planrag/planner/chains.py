@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from planrag.planner.schema import MAX_STEPS, PlanStep, SearchPlan
 from planrag.planner.scope import PlanScope
-from planrag.text.entities import find_mentions
+from planrag.text.entities import HANGUL, find_mentions
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import ORG, PERSON, PLACE, PRODUCT, typed_names
 from planrag.text.relation_cues import relation_chain
@@ -29,7 +29,9 @@ KO_CLASSES = (
     "회사", "기업", "업체", "대학교", "대학", "학교", "학과", "캐피털", "투자사", "투자회사",
     "제품", "로봇", "팀", "부서", "본부", "연구소", "기관", "도시", "나라", "국가", "고객사",
     "파트너", "공장", "지사", "센터", "창고", "단체", "그룹", "브랜드", "사람", "인물", "창업자",
+    "연구원", "교수", "책임자", "담당자", "지역", "구", "시", "군",
 )  # fmt: skip
+# A one-syllable class ("…있는 구", "…있는 시") is the whole head noun, never a noun's ending.
 # Roles of a named thing that name one person or thing ("푸른벤처스 대표", "자율주행팀 팀장").
 KO_ROLES = (
     "대표", "대표이사", "사장", "회장", "팀장", "소장", "총장", "본부장", "센터장", "공장장",
@@ -47,18 +49,79 @@ EN_CLASSES = [
     "newspaper", "man", "woman", "person", "actor", "actress", "singer", "director", "author",
     "player", "writer", "artist", "musician", "politician", "president", "river", "island",
     "league", "airport", "station", "network", "channel", "show", "series",
+    "coach", "wrestler", "novelist", "poet", "composer", "producer", "footballer", "boxer",
+    "scientist", "journalist", "comedian", "character", "restaurant", "route", "highway",
+    "building", "stadium", "venue", "festival", "organization", "label", "brand", "sitcom",
+    "tradition", "game", "war", "battle", "captain", "captian", "leader", "founder", "team",
 ]  # fmt: skip
+# A role noun Kiwi cannot help with in English: "-ist", "-ian", "-er"/"-or" of six letters or
+# more ("anthropologist", "politician", "governor") heads a relative clause too.
+_EN_ROLE = r"[a-z]{3,}(?:ist|ian)|[a-z]{4,}(?:er|or)"
+_WH = r"(?:who|whom|whose|what|which|when|where|how)"
 _EN_OF_OF = re.compile(
     r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+(the\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+"
     r"[A-Z][^?,;]*)",
 )
+_EN_HEAD = "|".join(EN_CLASSES) + "|" + _EN_ROLE
 _EN_RELATIVE = re.compile(
     r"\b(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}?(?P<head>"
-    + "|".join(EN_CLASSES)
-    + r")\s+(?P<rel>who|whom|which|that|where|whose|in which)\s+(?P<body>[^?,;]+)",
+    + _EN_HEAD
+    + r")\s+(?P<rel>who|whom|which|that|where|whose|(?:in|from|by|for|at) which|with the)"
+    + r"\s+(?P<body>[^?,;]+)",
     re.IGNORECASE,
 )
-_PARTICIPLE = re.compile(r"\s+(\w+(?:ed|en|ded|ned|ought))$")
+_PARTICIPLE = re.compile(
+    r"\s+(\w+(?:ed|en|ded|ned|ought)|born|known|made|built|held|led|won|written)$"
+)
+# "X is part of a series written by who?", "… is by a novelist of what nationality?", "…
+# starred in a television sitcom with what other actor?": a named prefix, a class noun, and
+# the question word after it — the class noun's thing is searched first.
+_EN_WH_TAIL = re.compile(
+    r"\b(?:the|a|an)\s+(?:[\w'-]+\s+){0,3}?(?P<head>"
+    + _EN_HEAD
+    + r")(?P<tail>\s+(?:(?:\w+ed|written|born|known|made)\s+)?"
+    + r"(?:by|of|with|that|which|in|from)\s+(?:[\w'-]+\s+){0,6}?"
+    + _WH
+    + r"\b[^?]*)\??$",
+    re.IGNORECASE,
+)
+# "When was the singer of Miss Emily's Picture born?": one "of" and a name, the rest asks more.
+_EN_OF = re.compile(
+    r"\bthe\s+(?P<head>" + _EN_HEAD + r")\s+of\s+(?P<name>[A-Z\"'][^?,;]*?)(?=\s+(?:"
+    r"born|died|in|from|have|has|had|play|do|does|did|live|located|founded|released)\b|\?|$)",
+)
+_EN_FILLER = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "how",
+        "is",
+        "was",
+        "are",
+        "were",
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "be",
+    ]
+)
+
+
+ANSWER = "{answer}"  # where an earlier part's answer goes
 
 
 @dataclass(frozen=True)
@@ -69,23 +132,24 @@ class Split:
 
 def chain_steps(question: str, max_steps: int = MAX_STEPS) -> list[PlanStep]:
     """The steps of a chain question, or [] for a one-step question."""
-    text = " ".join(question.split())
-    parts: list[str] = []
-    while len(parts) < max_steps - 1:
-        split = _split(text)
-        if split is None:
-            break
-        parts.insert(0, split.rest)
-        text = split.first
-    if not parts:
+    queries = _parts(" ".join(question.split()), max_steps)
+    if len(queries) < 2:
         return []
-    queries = [text, *parts]
     return [
-        PlanStep(
-            id=f"s{i}", query=q.replace("{answer}", f"{{{{s{i - 1}.answer}}}}") if i > 1 else q
-        )
+        PlanStep(id=f"s{i}", query=q.replace(ANSWER, f"{{{{s{i - 1}.answer}}}}") if i > 1 else q)
         for i, q in enumerate(queries, start=1)
     ]
+
+
+def _parts(text: str, budget: int) -> list[str]:
+    """The chain's queries in order, each part's {answer} the one before's: a split's first
+    part and its rest are split again ("누리테크 대표 | {answer}가 졸업한 대학교 | {answer}는
+    어느 도시에 있나요?"), within the step budget."""
+    split = _split(text) if budget >= 2 else None
+    if split is None or (ANSWER in text and ANSWER not in split.first):
+        return [text]  # a rest's first part must take the answer before it
+    first = _parts(split.first, budget - 1)
+    return [*first, *_parts(split.rest, budget - len(first))]
 
 
 def may_chain(question: str) -> bool:
@@ -95,7 +159,7 @@ def may_chain(question: str) -> bool:
         return True
     if not find_mentions(question):
         return False
-    if question.isascii():
+    if not HANGUL.search(question):
         return bool(_EN_RELATIVE.search(question) or _EN_OF_OF.search(question)) or bool(
             re.search(r"\b\w+'s\s+\w+", question)
         )
@@ -127,7 +191,7 @@ def with_steps(
 
 
 def _split(text: str) -> Split | None:
-    if text.isascii():
+    if not HANGUL.search(text):  # "Pokémon", "–": English with a non-ASCII letter
         return _split_english(text)
     return _split_korean(text)
 
@@ -149,28 +213,61 @@ def _split_korean(text: str) -> Split | None:
 
 
 def _split_role(text: str, tokens: list) -> Split | None:  # type: ignore[type-arg]
-    """ "A B의 C", "A B가 …한 D": a named A's role B (대표, 팀장, 최대 고객사 …) is the bridge."""
+    """ "A B의 C", "A B가 …한 D", "A B는 언제 …": a named A's role B (대표, 팀장, 최대 고객사,
+    물류센터장 …) is the bridge; not a person's title ("윤서연 팀장")."""
     for i, token in enumerate(tokens[:-1]):
         if token.tag not in ("JKG", "JKS", "JX") or i < 2:
             continue
-        role, named = tokens[i - 1], tokens[: i - 1]
-        if role.tag not in _NOUN or not any(role.form.endswith(r) for r in KO_ROLES):
+        k = _glued_start(tokens, i - 1)  # "물류센터장": the role is the glued nouns' end
+        role = text[tokens[k].start : tokens[i - 1].start + tokens[i - 1].len]
+        if tokens[i - 1].tag not in _NOUN or not any(role.endswith(r) for r in KO_ROLES):
             continue
-        if not named or not all(t.tag in (*_NOUN, "SN", "JKG") for t in named):
+        named = tokens[:k] if k > 0 else tokens[: i - 1]
+        if not named or not all(t.tag in (*_NOUN, "SN", "JKG", "SSO", "SSC") for t in named):
             continue
-        proper = any(t.tag in ("NNP", "SL") for t in named)
-        if not proper and not _compound(named) and not _typed_name(named):
+        owner = text[: named[-1].start + named[-1].len]
+        if not _names_something(owner) and not _compound(named):
+            continue
+        if ANSWER not in owner and _is_person(owner):
             continue
         left, right = text[: token.start].strip(), text[token.start :]
         rest = right[token.len :]
-        if _asks_more(rest) and (token.tag == "JKG" or _has_clause(tokens[i + 1 :])):
-            return Split(first=left, rest="{answer}" + right.strip())
+        if token.tag == "JX" and _asks_name_first(rest):
+            continue  # "…팀장은 누구이며 …": the role's own name is asked
+        if _asks_more(rest) and (token.tag in ("JKG", "JX") or _has_clause(tokens[i + 1 :])):
+            return Split(first=left, rest=ANSWER + right.strip())
     return None
+
+
+def _asks_name_first(rest: str) -> bool:
+    """The rest's first clause asks the name itself ("누구이며 …", "무엇인가요")."""
+    tokens = [t for t in get_kiwi().tokenize(rest) if t.tag not in ("SF", "SP")]
+    return len(tokens) >= 2 and tokens[0].form in _NAME_ONLY and tokens[1].tag == "VCP"
+
+
+def _glued_start(tokens: list, end: int) -> int:  # type: ignore[type-arg]
+    """The first of the nouns written as one word with tokens[end]."""
+    k = end
+    while (
+        k > 0
+        and tokens[k - 1].tag in _NOUN
+        and tokens[k - 1].start + tokens[k - 1].len == (tokens[k].start)
+    ):
+        k -= 1
+    return k
+
+
+def _is_person(text: str) -> bool:
+    """The text ends in a person's name ("윤서연"): a role after it is a title."""
+    names = [n for n in typed_names(text) if n.type in (ORG, PERSON, PRODUCT, PLACE)]
+    return bool(names) and names[-1].type == PERSON
 
 
 def _names_something(text: str) -> bool:
     """A name Kiwi tags proper or capitalised, or a typed name of the graph extractor (Kiwi
     reads "한빛로보틱스" a common noun before some particles; its ending types it)."""
+    if ANSWER in text:  # an earlier step's answer: a name
+        return True
     return bool(find_mentions(text)) or any(
         n.type in (ORG, PERSON, PRODUCT, PLACE) for n in typed_names(text)
     )
@@ -199,20 +296,25 @@ def _has_clause(tokens: list) -> bool:  # type: ignore[type-arg]
 
 
 def _split_subject(text: str, tokens: list) -> Split | None:  # type: ignore[type-arg]
-    """A relative clause's thing as the subject or object of a further clause."""
+    """A relative clause's thing as the subject or object of a further clause ("…총괄한
+    연구원이 속한 팀은", "…있는 구에는 어떤 …")."""
     for i, token in enumerate(tokens):
-        if token.tag not in ("JKS", "JKO", "JX"):
+        if token.tag not in ("JKS", "JKO", "JX", "JKB"):
             continue
-        person = token.tag != "JX"
+        person = token.tag not in ("JX", "JKB")
         if not _relative_head(tokens[:i], allow_person=person):
             continue
         later = tokens[i + 1 :]
-        nested = any(t.tag == "ETM" for t in later) and _relative_head(tokens, allow_person=True)
-        about = token.tag == "JX" and _asks_more(text[token.start + token.len :])
+        nested = any(  # a further relative clause on a class: "…이 속한 팀"
+            t.tag in _NOUN and _relative_head(tokens[: i + 2 + k], allow_person=True)
+            for k, t in enumerate(later)
+        )
+        topic = token.tag == "JX" or (token.tag == "JKB" and later[:1] and later[0].tag == "JX")
+        about = bool(topic) and _asks_more(text[token.start + token.len :])
         if nested or about:  # "…졸업한 대학교는 어느 도시에 있나요?"
             left = text[: token.start].strip()
             if _names_something(left):
-                return Split(first=left, rest="{answer}" + text[token.start :].strip())
+                return Split(first=left, rest=ANSWER + text[token.start :].strip())
     return None
 
 
@@ -228,7 +330,7 @@ def _relative_head(tokens: list, allow_person: bool) -> bool:  # type: ignore[ty
     head = "".join(nouns)
     if not allow_person and any(head.endswith(g) for g in _GENERIC_BEFORE_OF):
         return False
-    return any(head.endswith(c) for c in KO_CLASSES)
+    return any(head.endswith(c) if len(c) > 1 else nouns[-1] == c for c in KO_CLASSES)
 
 
 def _named_of(tokens: list) -> bool:  # type: ignore[type-arg]
@@ -243,19 +345,33 @@ def _named_of(tokens: list) -> bool:  # type: ignore[type-arg]
 
 
 def _asks_more(right: str) -> bool:
-    """The rest asks for something beyond the name ("부설 연구소는 …", not "이름은?")."""
-    nouns = [t.form for t in get_kiwi().tokenize(right) if t.tag in ("NNG", "NNP", "SL")]
-    return any(n not in _NAME_ONLY for n in nouns)
+    """The rest asks for something beyond the name ("부설 연구소는 …", "어디에 있나요", not
+    "이름은?", "어디인가요?")."""
+    tokens = get_kiwi().tokenize(right)
+    if any(t.tag in ("VV", "VA") or t.tag.startswith(("VV-", "VA-")) for t in tokens):
+        return True
+    return any(t.tag in ("NNG", "NNP", "SL") and t.form not in _NAME_ONLY for t in tokens)
 
 
 def _split_english(text: str) -> Split | None:
     match = _EN_OF_OF.search(text)
-    if match and find_mentions(match.group(1)):
+    if match and _en_named(match.group(1)):
         start, end = match.span(1)
-        return Split(first=match.group(1), rest=text[:start] + "{answer}" + text[end:])
+        return Split(first=match.group(1), rest=text[:start] + ANSWER + text[end:])
+    return _split_en_relative(text) or _split_en_wh_tail(text) or _split_en_of(text)
+
+
+def _en_named(text: str) -> bool:
+    return ANSWER in text or bool(find_mentions(text))
+
+
+def _split_en_relative(text: str) -> Split | None:
+    """ "… the state where X died", "the coach who led the 2007 … team": a relative clause on
+    a class or role noun, naming something, inside a question."""
     for match in _EN_RELATIVE.finditer(text):
-        if match.start() == 0 or not find_mentions(match.group("body")):
-            continue
+        body = match.group("body")
+        if match.start() == 0 or not _en_named(body) or re.search(rf"\b{_WH}\b", body, re.I):
+            continue  # a question word inside the clause: the wh-tail shape
         start, end = match.span()
         prefix = text[:start].strip()
         if not re.search(r"\w", prefix):
@@ -266,6 +382,49 @@ def _split_english(text: str) -> Split | None:
         )
         if participle and prefix.split()[-1].lower() in ("was", "is", "were", "are"):
             tail = " " + participle.group(1)  # "…the university where X taught founded?"
-        rest = f"{prefix} {{answer}}{tail}{text[end:]}"
-        return Split(first=text[start:end].strip(), rest=rest)
+        first = text[start:end].strip()
+        if tail:
+            first = first[: -len(tail)].strip()
+        stranded = re.search(r"\s+(in|on|at|for|from|to|with)$", first)
+        if stranded:  # "…was the wrestler with the real name of X in?": "in" stays behind
+            first, tail = first[: stranded.start()], f" {stranded.group(1)}{tail}"
+        rest = f"{prefix} {ANSWER}{tail}{text[end:]}"
+        if _asks_more_en(rest):
+            return Split(first=first, rest=rest)
     return None
+
+
+def _asks_more_en(rest: str) -> bool:
+    """The rest asks for more than the name ("When was {answer} born?", not "What is
+    {answer}?")."""
+    words = re.findall(r"[A-Za-z]+", rest.replace(ANSWER, ""))
+    return any(w.lower() not in _EN_FILLER for w in words)
+
+
+def _split_en_wh_tail(text: str) -> Split | None:
+    """ "A Wind in the Door is part of a series written by who?" → "A Wind in the Door is part
+    of a series", then "{answer} written by who?"."""
+    match = _EN_WH_TAIL.search(text)
+    if match is None:
+        return None
+    first = text[: match.end("head")].strip()
+    prefix = text[: match.start()]
+    if not _en_named(prefix) or re.match(_WH, first, re.IGNORECASE):
+        return None  # "Which film of what …": the question word opens it, no named prefix
+    if re.search(r"\b(?:is|was|are|were)\s*$", prefix):
+        return None  # "Kete Krachi is a town in what region?": the named thing is the town
+    rest = f"{ANSWER} {match.group('head')}{match.group('tail').rstrip('?')}?"
+    return Split(first=first, rest=rest)
+
+
+def _split_en_of(text: str) -> Split | None:
+    """ "When was the singer of Miss Emily's Picture born?": the role of a named thing, when
+    the rest asks more than its name ("What is the capital of France?" stays one step)."""
+    match = _EN_OF.search(text)
+    if match is None or not _en_named(match.group("name")):
+        return None
+    start, end = match.span()
+    rest = f"{text[:start].strip()} {ANSWER} {text[end:].strip()}".strip()
+    if not _asks_more_en(rest):
+        return None
+    return Split(first=text[start:end].strip(), rest=rest)

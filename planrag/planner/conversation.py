@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from planrag.planner import query_text, time_range
+from planrag.planner.calendar_periods import add_months
 from planrag.planner.references import resolve_reference, with_particle
 from planrag.planner.schema import FollowUp
 from planrag.planner.time_range import DateRange
@@ -271,8 +272,8 @@ def _shifted(start: date, end: date, unit: str, step: int) -> tuple[date, date]:
         return start + timedelta(days=7 * step), end + timedelta(days=7 * step)
     if unit in ("month", "quarter"):
         months = 3 if unit == "quarter" else 1
-        first = time_range.add_months(start.replace(day=1), step * months)
-        last = time_range.add_months(first, months - 1)
+        first = add_months(start.replace(day=1), step * months)
+        last = add_months(first, months - 1)
         return first, last.replace(day=monthrange(last.year, last.month)[1])
     if unit == "year":
         return start.replace(year=start.year + step), end.replace(year=end.year + step)

@@ -1,4 +1,4 @@
-"""Holidays and fuzzy periods, as rules of the calendar module (`time_range.rule`).
+"""Holidays and fuzzy periods, as rules of the calendar module (`time_rules.rule`).
 
 Conventions (docs/planner.md, "Holidays and fuzzy periods"):
 
@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from korean_lunar_calendar import KoreanLunarCalendar
 
-from planrag.planner.time_range import rule
+from planrag.planner.time_rules import rule
 
 SEOLLAL = (1, 1)  # lunar month and day
 CHUSEOK = (8, 15)

@@ -76,7 +76,8 @@ GENERIC_WORDS = (
     "것 거 무엇 뭐 며칠 얼마 언제 어디 누구 전부 모두 다 좀 가능 여부 "  # 가능: "can"
     "article articles post posts document documents doc docs news item items story stories "
     "report reports information info summary summarize tell show give list explain what which "
-    "who whom when where why how does did can could would should will about please everything "
+    "who whom when where why how many much does did can could would should will about please "
+    "everything "
     "all any published written posted came out new"
 )
 

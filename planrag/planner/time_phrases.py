@@ -1,4 +1,4 @@
-"""More ways people say a period, as rules of the calendar module (`time_range.rule`):
+"""More ways people say a period, as rules of the calendar module (`time_rules.rule`):
 
 - Korean native day counts: 하루 1, 이틀 2, 사흘 3, 나흘 4, 닷새 5, 엿새 6, 이레 7, 여드레 8,
   아흐레 9, 열흘 10, 보름 15 days; 석 달 / 넉 달 (3 / 4 months), 반년 (6 months). "최근 사흘",
@@ -23,16 +23,16 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from planrag.planner.time_range import (
-    MONTHS_EN,
-    _half,
-    _monday,
-    _quarter,
-    _rolling_range,
+from planrag.planner.calendar_periods import (
     add_months,
+    half_span,
     month_end,
-    rule,
+    quarter_span,
+    rolling_range,
+    week_start,
 )
+from planrag.planner.time_rules import rule
+from planrag.planner.time_vocabulary import MONTHS_EN
 
 # ---------------------------------------------------------------- Korean native counts
 
@@ -50,7 +50,7 @@ _WITHIN = r"(?:\s*(?:간|동안|사이|새|이내|내(?!내)))"
     rf"|(?<![가-힣]){_DAYS.replace('?P<days>', '?P<days2>')}{_WITHIN}"
 )
 def _native_days_rolling(m: re.Match[str], today: date) -> tuple[date, date]:
-    return _rolling_range(NATIVE_DAYS[m["days"] or m["days2"]], "day", today)
+    return rolling_range(NATIVE_DAYS[m["days"] or m["days2"]], "day", today)
 
 
 @rule(rf"(?<![가-힣]){_DAYS}\s*전(?:(?![가-힣])|(?=에|의|쯤|께|부터|이후|과|와|랑|하고|및))")
@@ -64,7 +64,7 @@ def _native_days_ago(m: re.Match[str], today: date) -> tuple[date, date]:
     r"|(?<![가-힣])(?P<n2>석\s*달|넉\s*달|반\s*년)\s*(?:간|동안|사이|새)"
 )
 def _native_months_rolling(m: re.Match[str], today: date) -> tuple[date, date]:
-    return _rolling_range(_NATIVE_MONTHS[(m["n"] or m["n2"])[0]], "month", today)
+    return rolling_range(_NATIVE_MONTHS[(m["n"] or m["n2"])[0]], "month", today)
 
 
 @rule(r"(?<![가-힣])(?P<n>석|넉)\s*달\s*전(?!까지)")
@@ -113,13 +113,13 @@ def _year_period(
     year: int, ordinal: str | None, kind: str | None, q: str | None, h: str | None
 ) -> tuple[date, date]:
     if q:
-        return _quarter(year, int(q))
+        return quarter_span(year, int(q))
     if h:
-        return _half(year, h == "2")
+        return half_span(year, h == "2")
     n = _ORDINALS[(ordinal or "first").lower()]
     if (kind or "").startswith(("half", "six")):
-        return _half(year, n != 1)
-    return _quarter(year, 4 if n == -1 else n)  # a quarter, or "the first three months"
+        return half_span(year, n != 1)
+    return quarter_span(year, 4 if n == -1 else n)  # a quarter, or "the first three months"
 
 
 _PERIOD2 = (
@@ -152,7 +152,7 @@ def _en_year_period(m: re.Match[str], today: date) -> tuple[date, date]:
 def _en_before_last(m: re.Match[str], today: date) -> tuple[date, date]:
     unit = m["unit"].lower()
     if unit == "week":
-        monday = _monday(today) - timedelta(weeks=2)
+        monday = week_start(today) - timedelta(weeks=2)
         return monday, monday + timedelta(days=6)
     if unit == "month":
         first = add_months(today.replace(day=1), -2)
@@ -168,7 +168,7 @@ def _en_before_last(m: re.Match[str], today: date) -> tuple[date, date]:
 )
 def _en_counted_back(m: re.Match[str], today: date) -> tuple[date, date]:
     if m["fortnight"]:
-        monday = _monday(today) - timedelta(weeks=2)
+        monday = week_start(today) - timedelta(weeks=2)
         return monday, monday + timedelta(days=6)
     n = 2 if m["count"] else int(m["n"]) if m["n"].isdigit() else _EN_WORDS[m["n"].lower()]
     unit = (m["unit"] or m["unit2"]).lower().rstrip("s")
@@ -187,7 +187,7 @@ def _back(n: int, unit: str, today: date) -> tuple[date, date]:
         day = today - timedelta(days=n)
         return day, day
     if unit == "week":
-        monday = _monday(today) - timedelta(weeks=n)
+        monday = week_start(today) - timedelta(weeks=n)
         return monday, monday + timedelta(days=6)
     if unit == "month":
         first = add_months(today.replace(day=1), -n)
@@ -202,8 +202,8 @@ def _back(n: int, unit: str, today: date) -> tuple[date, date]:
 )
 def _en_rolling_couple(m: re.Match[str], today: date) -> tuple[date, date]:
     if m["fortnight"]:
-        return _rolling_range(14, "day", today)
-    return _rolling_range(2, m["unit"].lower().rstrip("s"), today)
+        return rolling_range(14, "day", today)
+    return rolling_range(2, m["unit"].lower().rstrip("s"), today)
 
 
 # ---------------------------------------------------------------- ordinal weeks of a month
@@ -228,7 +228,7 @@ def week_of_month(year: int, month: int, k: int) -> tuple[date, date] | None:
         k = len(thursdays)
     if not 1 <= k <= len(thursdays):
         return None
-    monday = _monday(thursdays[k - 1])
+    monday = week_start(thursdays[k - 1])
     return monday, monday + timedelta(days=6)
 
 

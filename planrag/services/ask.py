@@ -7,13 +7,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeVar
 from zoneinfo import ZoneInfo
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planrag.core import telemetry
 from planrag.core.errors import (
@@ -22,34 +19,41 @@ from planrag.core.errors import (
     KnowledgeBaseNotFound,
     PlanragError,
 )
-from planrag.core.messages import Param, params_of
-from planrag.core.settings import LLMSettings, Settings
+from planrag.core.messages import params_of
+from planrag.core.settings import Settings
 from planrag.core.types import GraphPath, KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.llm.e5 import is_e5
 from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import MAX_TOP_K, FollowUp, PlanEnvelope, PlanStep, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
 from planrag.services.admission import StageAdmission
-from planrag.services.answers import Passage, UnsupportedCitation
+from planrag.services.answers import Passage
 from planrag.services.ask_events import (
     AnswerEvent,
     AskEvent,
-    AskTrace,
     ContextEvent,
     EndEvent,
     ErrorEvent,
-    ExistInPostStatusEvent,
     ResultHit,
     SearchPlanEvent,
-    SearchResultEvent,
     SearchStages,
-    TraceError,
 )
+from planrag.services.ask_requests import (
+    TONES,
+    AskOutcome,
+    AskRequest,
+    PlanRequest,
+    check_llm_choice,
+    plan_event,
+    with_categories,
+    with_top_k,
+)
+from planrag.services.ask_run import AskRun, elapsed_ms, evidence_events
 from planrag.services.ask_steps import AskSteps, StepsOutcome, StepsRequest
-from planrag.services.citation_check import check_citations, cited_sentences
+from planrag.services.citation_check import check_citations
 from planrag.services.document_listing import DocumentListing
 from planrag.services.extractive import Extractor, path_reading
 from planrag.services.fusion_feedback import Evidence, Learn, evidence
@@ -59,132 +63,23 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.services.spec002_plan import SPEC002_MAX_TOP_K, spec002_plan, user_scope
 from planrag.services.step_execution import (
     StepResult,
     StepRunner,
     adaptive_step,
+    entity_pages,
     step_answer_text,
     step_result,
 )
 from planrag.services.step_reader import StepReader
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
-from planrag.stores.traces import Trace, TraceStore
+from planrag.stores.traces import TraceStore
 from planrag.text.answer_types import is_summary_request
 
 log = logging.getLogger(__name__)
 FRONT_THREADS = 8  # scope reads and planning of asks, ahead of searches
 T = TypeVar("T")
-
-
-class LLMChoice(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    provider: str | None = Field(default=None, max_length=50, examples=["openai"])
-    model: str | None = Field(default=None, max_length=200)
-
-
-TONES = {-1: "casual", 0: "neutral", 1: "formal"}
-TONE_NAMES = {-1: "반말 / casual", 0: "해요체 / neutral", 1: "합쇼체 / formal"}
-
-
-class PlanRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    question: str = Field(
-        min_length=1,
-        max_length=20000,  # the schema says PLANRAG_ASK__MAX_QUESTION_CHARS (app/openapi.py)
-        pattern=r"\S",  # not blank
-        examples=["9월 글 2개만 보여줘"],
-    )
-    now: datetime | None = Field(
-        default=None, description="resolve time words against this moment (default: now)"
-    )
-    knowledge_bases: list[str] | None = Field(
-        default=None, max_length=20, description="names or ids; default: every readable one"
-    )
-
-
-class AskRequest(PlanRequest):
-    model_config = ConfigDict(extra="ignore")  # spec 002 bodies carry user_id, speech_tone…
-
-    llm: LLMChoice | None = None
-    doc_id: str | None = Field(default=None, description="document mode: answer from it only")
-    post_id: str | None = Field(
-        default=None,
-        max_length=200,
-        description="spec 002's name for `doc_id` (post mode): the same document mode; an "
-        "unknown id is a 404",
-    )
-    speech_tone: int | None = Field(
-        default=None,
-        ge=-1,
-        le=1,
-        description="the answer's register (spec 002): -1 casual (반말), 0 neutral (해요체), "
-        "1 formal (합쇼체); default: the model's own",
-    )
-    user_id: str | None = Field(
-        default=None,
-        max_length=200,
-        description="spec 002: whose documents a per-user knowledge base searches (with auth "
-        "on, the authenticated principal; another user's id is refused)",
-    )
-    category_ids: list[str | int] | None = Field(
-        default=None,
-        max_length=20,
-        description="spec 002: only documents tagged with one of these (the plan's `tags`)",
-    )
-    top_k: int | None = Field(
-        default=None,
-        ge=1,
-        le=SPEC002_MAX_TOP_K,
-        description="spec 002: chunk candidates per knowledge base, 1..10 (the spec's range); "
-        "overrides the planner's, raised to cover the plan's `limit` (docs/spec_mapping.md)",
-    )
-
-    @model_validator(mode="after")
-    def _post_is_document_mode(self) -> AskRequest:
-        """Spec 002's `post_id` is our `doc_id`: one field downstream, never silently dropped."""
-        if self.post_id is None:
-            return self
-        if self.doc_id is not None and self.doc_id != self.post_id:
-            raise ValueError("post_id and doc_id name different documents; send one")
-        self.doc_id, self.post_id = self.post_id, None
-        return self
-
-
-def _plan_event(envelope: PlanEnvelope, scope: PlanScope, request: AskRequest) -> SearchPlanEvent:
-    """The `search_plan` event: the envelope, and the plan in spec 002's names."""
-    categories = [str(c) for c in request.category_ids] if request.category_ids else None
-    return SearchPlanEvent.model_validate(
-        {
-            **envelope.model_dump(by_alias=True),
-            "spec002": spec002_plan(envelope.plan, scope, request.user_id, categories),
-            "user_scope": user_scope(envelope.plan, scope, request.user_id),
-        }
-    )
-
-
-def check_llm_choice(choice: LLMChoice, settings: LLMSettings) -> None:
-    """A request may pick this endpoint's provider and its allowed models; anything else is a
-    clear 400 (never a silent default). Without an LLM the choice is moot: the answer is
-    extractive and the `end` event says so."""
-    if not settings.configured:
-        return
-    if choice.provider and choice.provider.lower() != settings.provider.lower():
-        raise InvalidInput(
-            f"llm.provider '{choice.provider}' is not configured; this server's is "
-            f"'{settings.provider}' (PLANRAG_LLM__PROVIDER)",
-            provider=choice.provider,
-        )
-    allowed = [settings.model, *settings.allowed_models]
-    if choice.model and choice.model not in allowed:
-        raise InvalidInput(
-            f"llm.model '{choice.model}' is not allowed; choose one of {allowed} "
-            "(PLANRAG_LLM__ALLOWED_MODELS)",
-            model=choice.model,
-        )
 
 
 def document_counter(catalog: Catalog) -> DocumentCounter:
@@ -195,15 +90,6 @@ def document_counter(catalog: Catalog) -> DocumentCounter:
         return catalog.count_documents(kb_ids, plan.filters.to_retrieve(), scope.restriction())
 
     return count
-
-
-class AskOutcome(BaseModel):
-    envelope: PlanEnvelope | None = None
-    passages: list[Passage] = Field(default_factory=list)
-    answer: str = ""
-    answer_source: str | None = None
-    trace_id: str | None = None
-    error: ErrorEvent | None = None
 
 
 class AskService:
@@ -350,10 +236,10 @@ class AskService:
         """The event stream of one ask; `scope` comes from `scope()`, called before the stream
         starts so that bad requests are plain HTTP errors. Stages: plan → search → answer → end,
         each recorded in the ask's trace."""
-        run = _AskRun(request, principal)
+        run = AskRun(request, principal)
         try:
             envelope = await self._plan_stage(run, scope, followup, fixed)
-            yield _plan_event(envelope, scope, request)
+            yield plan_event(envelope, scope, request)
             passages: list[Passage] = []
             exists = False
             if envelope.plan.mode != "direct":
@@ -365,7 +251,7 @@ class AskService:
                     async for step_event in self._chain_stage(run, run.chain, readable):
                         yield step_event
                     passages, exists = run.chained
-                for event in _evidence_events(passages, exists, run.record.stages, envelope):
+                for event in evidence_events(passages, exists, run.record.stages, envelope):
                     yield event
             answered = passages if exists else []
             async for answer_event in self._answer_stage(run, envelope.plan, answered, readable):
@@ -396,7 +282,7 @@ class AskService:
         yield last
 
     async def _plan_stage(
-        self, run: _AskRun, scope: PlanScope, followup: FollowUp | None, fixed: bool = False
+        self, run: AskRun, scope: PlanScope, followup: FollowUp | None, fixed: bool = False
     ) -> PlanEnvelope:
         model = run.request.llm.model if run.request.llm else None
         if fixed:  # spec 002's v1 pipeline: the same plan for every question
@@ -407,15 +293,15 @@ class AskService:
             )
         if followup is not None and followup.source != "none":
             envelope = envelope.model_copy(update={"followup": followup})
-        envelope = _with_categories(envelope, run.request.category_ids)
-        envelope = _with_top_k(envelope, run.request.top_k)
+        envelope = with_categories(envelope, run.request.category_ids)
+        envelope = with_top_k(envelope, run.request.top_k)
         run.trace.source, run.trace.knowledge_bases = envelope.source, envelope.plan.knowledge_bases
         run.record.envelope = envelope
-        run.record.timings_ms["plan"] = _ms(run.started)
+        run.record.timings_ms["plan"] = elapsed_ms(run.started)
         return envelope
 
     async def _search_stage(
-        self, run: _AskRun, envelope: PlanEnvelope, readable: list[KnowledgeBase]
+        self, run: AskRun, envelope: PlanEnvelope, readable: list[KnowledgeBase]
     ) -> tuple[list[Passage], bool]:
         """The passages, and whether they are evidence to answer from; one admitted turn, which
         without an LLM also makes the extractive answer (`run.extractive`): a second turn would
@@ -443,7 +329,7 @@ class AskService:
 
         passages, stages, exists, started = await self._stages.search(search)
         run.record.timings_ms["search_wait"] = round((started - queued) * 1000, 3)
-        run.record.timings_ms["search"] = _ms(started)
+        run.record.timings_ms["search"] = elapsed_ms(started)
         run.record.stages = stages
         run.record.hits = [ResultHit.of(p) for p in passages]
         return passages, exists
@@ -454,7 +340,7 @@ class AskService:
         return StepReader(chat, words, self._settings.llm.timeout_s)
 
     def _steps_request(
-        self, run: _AskRun, plan: SearchPlan, readable: list[KnowledgeBase]
+        self, run: AskRun, plan: SearchPlan, readable: list[KnowledgeBase]
     ) -> StepsRequest:
         kbs = {kb.name: kb for kb in readable}
         chosen = [kbs[name] for name in plan.knowledge_bases if name in kbs]
@@ -462,7 +348,7 @@ class AskService:
         return StepsRequest(plan, kbs, restriction, self._reader(plan, readable), plan.steps)
 
     def _may_adapt(self, plan: SearchPlan, question: str) -> bool:
-        """The adaptive step is tried on plain searches of questions shaped like a chain."""
+        """The adaptive step is tried on plain searches (`_adaptive` says which)."""
         return (
             self._settings.ask.adaptive_steps
             and self._settings.planner.max_steps >= 2
@@ -470,12 +356,11 @@ class AskService:
             and not plan.listing
             and plan.limit is None
             and plan.sort == "relevance"
-            and chains.may_chain(question)
         )
 
     def _adaptive(
         self,
-        run: _AskRun,
+        run: AskRun,
         plan: SearchPlan,
         found: tuple[list[Passage], SearchStages],
         kbs: dict[str, KnowledgeBase],
@@ -485,11 +370,14 @@ class AskService:
         started = time.perf_counter()
         passages, stages = found
         question = run.request.question
+        shaped = chains.may_chain(question)  # else only an entity-page lookup (IRCoT-like)
+        if not shaped and not entity_pages(question, passages):
+            return None
         reader = self._reader(plan, readable)
         first_step = PlanStep(id="s1", query=plan.query or question)
         answer = reader.read(first_step.query, passages, bridge=True) if passages else None
         first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
-        second = adaptive_step(question, reader, first)
+        second = adaptive_step(question, reader, first, shaped)
         if second is None:
             return None
         request = self._steps_request(run, plan, readable)
@@ -497,7 +385,7 @@ class AskService:
         return request
 
     async def _chain_stage(
-        self, run: _AskRun, request: StepsRequest, readable: list[KnowledgeBase]
+        self, run: AskRun, request: StepsRequest, readable: list[KnowledgeBase]
     ) -> AsyncIterator[AskEvent]:
         """The steps' events; leaves the merged passages and whether they answer in run.chained."""
         outcome = StepsOutcome()
@@ -514,7 +402,7 @@ class AskService:
                 lambda: self._chain_answer(question, plan, outcome, passages, readable)
             )
             exists = bool(run.extractive)  # one verdict
-        run.record.timings_ms["steps"] = _ms(searching)
+        run.record.timings_ms["steps"] = elapsed_ms(searching)
         run.record.steps = [r.record for r in outcome.results]
         run.record.steps_stopped = outcome.stopped
         run.record.stages = outcome.stages
@@ -550,7 +438,7 @@ class AskService:
 
     async def _answer_stage(
         self,
-        run: _AskRun,
+        run: AskRun,
         plan: SearchPlan,
         passages: list[Passage],
         readable: list[KnowledgeBase],
@@ -570,9 +458,9 @@ class AskService:
             run.unsupported = await self._stages.search(
                 lambda: check_citations(run.record.answer or "", passages, reader)
             )
-        run.record.timings_ms["answer"] = _ms(answering)
+        run.record.timings_ms["answer"] = elapsed_ms(answering)
 
-    def _record(self, run: _AskRun) -> None:
+    def _record(self, run: AskRun) -> None:
         """Store the ask's trace and metrics; neither may break an answer."""
         run.recorded = True
         run.trace.data = run.record.to_data()
@@ -738,108 +626,3 @@ def _answer_steps(results: list[StepResult], answer_from: str | None) -> list[St
         return results
     ids = [r.record.id for r in results]
     return results[: ids.index(answer_from) + 1] if answer_from in ids else results
-
-
-def _with_categories(envelope: PlanEnvelope, categories: list[str | int] | None) -> PlanEnvelope:
-    """Spec 002 `category_ids` are the plan's `tags` filter (shown in `search_plan`)."""
-    if not categories:
-        return envelope
-    tags = list(dict.fromkeys([*envelope.plan.filters.tags, *(str(c) for c in categories)]))
-    filters = envelope.plan.filters.model_copy(update={"tags": tags})
-    plan = envelope.plan.model_copy(update={"filters": filters})
-    return envelope.model_copy(update={"plan": plan})
-
-
-def _with_top_k(envelope: PlanEnvelope, top_k: int | None) -> PlanEnvelope:
-    """A spec 002 client's `top_k` (1..10) is the plan's candidate width, raised as the
-    policy raises any plan's to cover a relevance-sorted `limit` (up to 20)."""
-    if top_k is None:
-        return envelope
-    plan = envelope.plan
-    if plan.limit and plan.sort == "relevance":
-        top_k = min(MAX_TOP_K, max(top_k, plan.limit))
-    return envelope.model_copy(update={"plan": plan.model_copy(update={"top_k": top_k})})
-
-
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
-
-
-class _AskRun:
-    """One ask in progress: its trace and the typed record the trace stores."""
-
-    def __init__(self, request: AskRequest, principal: str | None) -> None:
-        self.request = request
-        self.started = time.perf_counter()
-        self.recorded = False
-        self.extractive: str | None = None  # the extractive answer, made with the search
-        self.unsupported: list[UnsupportedCitation] | None = None  # an LLM answer's, checked
-        self.chain: StepsRequest | None = None  # steps to run: planned, or the adaptive one
-        self.chained: tuple[list[Passage], bool] = ([], False)  # their passages, evidence
-        self.evidence: list[Evidence] = []  # what its cited passages teach the fusion weights
-        self.record = AskTrace()
-        self.trace = Trace(
-            id=str(uuid.uuid4()),
-            created_at=datetime.now(UTC),
-            question=request.question,
-            principal=principal,
-            source="none",
-            status="error",
-        )
-
-    def end(self, passages: list[Passage]) -> EndEvent:
-        self.record.timings_ms["total"] = _ms(self.started)
-        cited = answers.citations(self.record.answer or "", passages)
-        if self.unsupported:  # a passage stays cited while one of its citations holds
-            held = {n for _, ns in cited_sentences(self.record.answer or "") for n in ns}
-            dropped = {u.n for u in self.unsupported} - _supported_numbers(
-                self.record.answer or "", self.unsupported, held
-            )
-            cited = [c for c in cited if c.n not in dropped]
-        self.record.citations = cited
-        self.record.unsupported_citations = self.unsupported
-        self.trace.status = "ok"
-        tone = self.request.speech_tone
-        return EndEvent(
-            trace_id=self.trace.id,
-            answer_source=self.record.answer_source or "none",
-            citations=self.record.citations,
-            timings_ms=self.record.timings_ms,
-            speech_tone=TONE_NAMES[tone] if tone is not None else None,
-            unsupported_citations=self.unsupported,
-            steps_stopped=self.record.steps_stopped,
-        )
-
-    def fail(self, code: str, message: str, params: dict[str, Param] | None = None) -> ErrorEvent:
-        self.record.error = TraceError(code=code, message=message)
-        return ErrorEvent(code=code, message=message, params=params or {}, trace_id=self.trace.id)
-
-
-def _evidence_events(
-    passages: list[Passage], exists: bool, stages: SearchStages | None, envelope: PlanEnvelope
-) -> list[AskEvent]:
-    """search_result → exist_in_post_status → context."""
-    return [
-        SearchResultEvent(
-            total=len(passages),
-            stages=stages or SearchStages(),
-            relaxed=envelope.relaxed is not None,
-            graph=stages.graph if stages else None,
-            hits=[ResultHit.of(p) for p in passages],
-        ),
-        ExistInPostStatusEvent(
-            exists=exists, count=len(passages), threshold=envelope.plan.threshold
-        ),
-        ContextEvent(passages=passages),
-    ]
-
-
-def _supported_numbers(
-    answer: str, unsupported: list[UnsupportedCitation], cited: set[int]
-) -> set[int]:
-    """The passages some sentence cites without its citation being unsupported."""
-    bad = {(u.sentence, u.n) for u in unsupported}
-    return {
-        n for sentence, numbers in cited_sentences(answer) for n in numbers
-        if n in cited and (sentence, n) not in bad
-    }  # fmt: skip

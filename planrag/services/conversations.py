@@ -30,7 +30,6 @@ from planrag.planner.conversation import Source, Turn, resolve, trim_history
 from planrag.planner.schema import FollowUp
 from planrag.prompts import render
 from planrag.services.answers import Passage
-from planrag.services.ask import AskRequest, PlanRequest
 from planrag.services.ask_events import (
     AnswerEvent,
     AskEvent,
@@ -38,6 +37,7 @@ from planrag.services.ask_events import (
     EndEvent,
     SearchPlanEvent,
 )
+from planrag.services.ask_requests import AskRequest, PlanRequest
 from planrag.stores.conversations import ConversationStore
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ from planrag.services.answers import Passage
 from planrag.services.comparisons import shaped_reading, subjects_found
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader import Reader, Reading, ReadSentence
+from planrag.services.second_hop import second_hop
 from planrag.services.summaries import summarize
 from planrag.text.answer_types import answer_type
 
@@ -72,7 +73,7 @@ class Extractor:
             and subjects_found(self.reader, question, passages)
         ):
             return self.reader.read(question, passages, check=False, search_text=search_text)
-        return reading
+        return second_hop(self.reader, question, passages, reading) or reading
 
     def answer(
         self,

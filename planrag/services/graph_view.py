@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from planrag.core.errors import InvalidInput, NotFound
 from planrag.core.types import KnowledgeBase
-from planrag.executors.graph import GraphSearch
+from planrag.executors.graph_search import GraphSearch
 from planrag.services.auth import Principal
 from planrag.services.ownership import OwnershipResolver
 from planrag.stores.graph import (

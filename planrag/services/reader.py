@@ -30,6 +30,7 @@ read (a smoothed idf).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -102,6 +103,20 @@ class Reader:
     def terms(self, text: str) -> set[str]:
         """The content terms of a question (generic request words left out)."""
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
+
+    def question(self, question: str) -> ReadQuestion:
+        """The question as the reader holds it: terms, names, model codes, answer type."""
+        return self._question(question, answer_type(question))
+
+    def term_weights(self, terms: set[str], sentences: list[set[str]]) -> dict[str, float]:
+        """Each term's rarity among the sentences' terms (a smoothed idf, as in scoring)."""
+        total = len(sentences)
+        return {t: math.log(1 + (total + 1) / (1 + sum(t in s for s in sentences))) for t in terms}
+
+    def answers_type(self, q: ReadQuestion, sentence: str) -> bool:
+        """Whether the sentence holds something of the asked type the question lacks (any
+        sentence for a "what" question)."""
+        return q.kind == "thing" or bool(self._answer_spans(q, sentence))
 
     def _question(self, question: str, kind: AnswerType) -> ReadQuestion:
         codes = model_codes(question)
@@ -301,6 +316,12 @@ class Reader:
             elif terms and not terms <= q.terms:
                 spans.append(span.text)
         return spans
+
+    def headline(self, q: ReadQuestion, sentence: str, passage: Passage) -> str | None:
+        return self._headline(q, sentence, passage)
+
+    def span(self, q: ReadQuestion, sentence: str) -> str | None:
+        return self._span(q, sentence)
 
     def _headline(self, q: ReadQuestion, sentence: str, passage: Passage) -> str | None:
         """The short answer to open with, where it is clear: the one span of the asked type

@@ -26,7 +26,7 @@ from planrag.core.filters import In
 from planrag.core.types import ChunkKind, DocumentStatus, KnowledgeBase, ReindexStatus
 from planrag.llm.embed_process import offload
 from planrag.llm.embedders import Embedder, EmbedderRegistry, canonical_model
-from planrag.services.ingestion import vector_record
+from planrag.services.document_indexer import vector_record
 from planrag.services.kb_locks import KbLocks
 from planrag.stores.metadata import MetadataStore
 from planrag.stores.router import VectorStoreRouter

@@ -7,12 +7,13 @@ the merge of every step's passages into the numbered passages the final answer c
 
 from __future__ import annotations
 
+import re
 import time
 
 from pydantic import BaseModel
 
 from planrag.core.types import KnowledgeBase
-from planrag.planner.schema import PlanStep, SearchPlan
+from planrag.planner.schema import STEP_REFERENCE, PlanStep, SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import (
     ResultHit,
@@ -25,8 +26,10 @@ from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import Restriction
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.step_reader import StepReader
+from planrag.text.entities import normalize
 from planrag.text.step_types import expected_type
 
+ENTITY_PAGE_DEPTH = 3  # a page of the question's entity among the first search's best hits
 ADAPTIVE_MISSING_MAX = 4  # more missing words: the first search missed, it found no bridge
 
 
@@ -64,8 +67,12 @@ class StepRunner:
             graphed = self._graph.read(query, chosen, passages, restriction)
             if graphed is not None:
                 answer, passages = graphed
+        if adaptive and STEP_REFERENCE.fullmatch(step.query.strip()) and passages:
+            # an entity looked up by name: its own passage, not the name's other mentions
+            passages = looked_up(query, passages)
         if answer is None and passages:
-            answer = reader.read(query, passages)
+            earlier = [answers[ref] for ref in step.references() if ref in answers]
+            answer = reader.read(query, passages, earlier=earlier)
         return step_result(step, query, step_plan, passages, stages, answer, started, adaptive)
 
     def merge(self, results: list[StepResult]) -> list[Passage]:
@@ -119,14 +126,54 @@ def step_result(
     return StepResult(record=record, passages=passages)
 
 
-def adaptive_step(question: str, reader: StepReader, first: StepResult) -> PlanStep | None:
-    """A second search when the first found a bridge but not the answer: its passages name an
-    entity the question does not, and miss a few of the question's content words (those are
-    searched with the bridge). Conservative: a first search holding every word, or missing
-    most of them, gets no second step."""
+def heading(passage: Passage) -> str:
+    """A passage's first line without Markdown marks or a trailing qualifier ("Double Agent
+    (1987 film)" → "Double Agent"): the name of an entity page."""
+    lines = passage.content.strip().splitlines()
+    first = lines[0].strip().lstrip("#").strip() if lines else ""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", first)
+
+
+def own_passage(name: str, passage: Passage) -> bool:
+    """The passage is the entity's own page: its heading is the name."""
+    key = normalize(name)
+    return bool(key) and normalize(heading(passage)) == key
+
+
+def looked_up(name: str, passages: list[Passage]) -> list[Passage]:
+    """An entity searched by name: its own page (the others only mention it), else the best
+    hit; the first search's passages keep the rest of the merged budget."""
+    return [p for p in passages if own_passage(name, p)] or passages[:1]
+
+
+def entity_pages(question: str, passages: list[Passage]) -> bool:
+    """The KB keeps a page per entity (an encyclopedia): a hit's heading is a name the
+    question holds ("The Scarlet Letter" for "… film The Scarlet Letter …")."""
+    asked = normalize(question)
+    return any(
+        len(h := normalize(heading(p))) >= 4 and h in asked for p in passages[:ENTITY_PAGE_DEPTH]
+    )
+
+
+def adaptive_step(
+    question: str, reader: StepReader, first: StepResult, chain_shaped: bool = True
+) -> PlanStep | None:
+    """A second search when the first found a bridge but not the answer.
+
+    IRCoT-like, on a KB of entity pages: the first search's reader names an entity the
+    question does not, and that entity's own page is not among the hits: look it up by name
+    (its own passage joins the first search's). Otherwise, for a question shaped like a chain
+    (`chain_shaped`): its passages miss a few of the question's content words, searched with
+    the bridge. Conservative: a first search holding every word, or missing most of them,
+    gets no second step."""
     if first.record.answer is None or not first.passages:
         return None
-    if reader.covers(question, first.passages):
+    bridge = first.record.answer.text
+    if entity_pages(question, first.passages) and not any(
+        own_passage(bridge, p) for p in first.passages
+    ):
+        return PlanStep(id="s2", query="{{s1.answer}}")
+    if not chain_shaped or reader.covers(question, first.passages):
         return None
     missing = reader.missing(question, first.passages)
     if not missing or len(missing) > ADAPTIVE_MISSING_MAX:

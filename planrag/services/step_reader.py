@@ -22,7 +22,7 @@ from planrag.services.answers import Passage
 from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
 from planrag.text.answer_types import typed_spans
-from planrag.text.entities import find_mentions, normalize
+from planrag.text.entities import HANGUL, find_mentions, normalize
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import MAYBE_PERSON, typed_names
 from planrag.text.step_types import (
@@ -44,6 +44,8 @@ MAX_ANSWER_CHARS = 120
 TYPED_BONUS = 1.5  # a sentence holding a name of the asked type over one holding more words
 NAMED_BONUS = 0.5  # per name of the query the sentence holds (Kiwi may split it in the terms)
 HEADED_BONUS = 1.0
+HEAD_WORD_BONUS = 0.5  # the sentence writes the query's head noun (a role: "대표이사는")
+EARLIER_BONUS = 1.0  # a sentence about the earlier step's answer the query was filled with
 CONTEXT_WEIGHT = 0.5  # the previous sentence's terms, for a sentence that refers back to it
 _BACK_KO = frozenset(("이", "그", "해당", "동", "위", "이런", "그런"))
 _BACK_EN = frozenset(
@@ -67,17 +69,29 @@ class StepReader:
     def terms(self, text: str) -> set[str]:
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
-    def read(self, query: str, passages: list[Passage], bridge: bool = False) -> StepAnswer | None:
+    def read(
+        self,
+        query: str,
+        passages: list[Passage],
+        bridge: bool = False,
+        earlier: Sequence[str] = (),
+    ) -> StepAnswer | None:
         """`bridge`: the query is the whole question and a name on the way to its answer is
-        wanted (the adaptive step), so any name, not one of the type the question asks for."""
+        wanted (the adaptive step), so any name, not one of the type the question asks for.
+        `earlier`: the earlier steps' answers filled into the query (the sentence about them
+        is the one to read)."""
         if self._chat is not None and self._chat.configured:
             read = self._llm_read(query, passages)
             if read is not None:
                 return read
-        return self.extract(query, passages, bridge)
+        return self.extract(query, passages, bridge, earlier)
 
     def extract(
-        self, query: str, passages: list[Passage], bridge: bool = False
+        self,
+        query: str,
+        passages: list[Passage],
+        bridge: bool = False,
+        earlier: Sequence[str] = (),
     ) -> StepAnswer | None:
         """The name the best sentence adds to the query, preferring one of the type the query
         asks for (`text/step_types.py`); None when no sentence holds one."""
@@ -88,6 +102,8 @@ class StepReader:
         asked = _keys(query)
         expected = ANY if bridge else expected_type(query)
         anchors = _name_keys(query)
+        verb = clause_verb(query)
+        words = set() if HANGUL.search(query) else _plain_words(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
             previous = 0
@@ -100,6 +116,7 @@ class StepReader:
                 if terms and overlap == 0:
                     continue
                 named = NAMED_BONUS * len(anchors & _name_keys(sentence))  # the query's names
+                named += EARLIER_BONUS * any(e and e in sentence for e in earlier)
                 typed = [
                     _with_head(n, head, sentence) if expected.kind in (ORG, PLACE) else n
                     for n in typed_answers(sentence, expected)
@@ -112,12 +129,23 @@ class StepReader:
                 ]
                 if not typed and not names:
                     continue
+                typed, names = (
+                    _ordered(typed, sentence, verb, words),
+                    _ordered(names, sentence, verb, words),
+                )
                 headed = [n for n in [*typed, *names] if head and head.casefold() in n.casefold()]
                 typed_headed = [n for n in typed if n in headed]
-                bonus = (TYPED_BONUS if typed else 0.0) + (HEADED_BONUS if headed else 0.0)
+                # written right after the head noun: "광고 회사 새벽기획", "the company Acme"
+                apposed = [n for n in [*typed, *names] if head and f"{head} {n}" in sentence]
+                bonus = (TYPED_BONUS if typed else 0.0) + (
+                    HEADED_BONUS if headed or apposed else 0.0
+                )
+                if head and head in sentence:  # "…의 대표이사는 김도윤이다" for "… 대표이사"
+                    bonus += HEAD_WORD_BONUS
                 score = overlap + named + bonus - 0.3 * rank - 0.01 * position
                 if best is None or score > best[0]:
-                    answer = (typed_headed or typed or headed or names)[0][:MAX_ANSWER_CHARS]
+                    chosen = typed_headed or apposed or typed or headed or names
+                    answer = chosen[0][:MAX_ANSWER_CHARS]
                     best = (score, StepAnswer(text=answer, sentence=sentence, passage=passage.n))
         return best[1] if best else None
 
@@ -177,7 +205,7 @@ def candidates(sentence: str) -> list[str]:
     "한결대학교 컴퓨터공학과를" → 한결대학교, 컴퓨터공학과), with a following model code
     ("누리봇 S2"); proper nouns and predicate nominals ("대표는 이서준이다": Kiwi may not know
     the name) first, then compounds ("자율주행팀"); another lone common noun is no name."""
-    if sentence.isascii():  # a possessive is not part of the name ("Clement Attlee's")
+    if not HANGUL.search(sentence):  # a possessive is not part of the name ("Clement Attlee's")
         return [re.sub(r"['’]s$", "", m.name) for m in find_mentions(sentence)]
     proper: list[str] = []
     compound: list[str] = []
@@ -222,13 +250,120 @@ def typed_answers(sentence: str, expected: StepType) -> list[str]:
     return [n for n in dict.fromkeys(names) if len(n) >= 2]
 
 
+def clause_verb(query: str) -> str | None:
+    """The verb of the relative clause a Korean query ends in ("…창업 전에 일한 회사" → 일,
+    "…세운 회사" → 세우); None for English or a query without one."""
+    if not HANGUL.search(query):
+        return None
+    tokens = get_kiwi().tokenize(query)
+    for k in range(len(tokens) - 1, 0, -1):
+        if tokens[k].tag != "ETM":
+            continue
+        before = tokens[k - 1]
+        if before.tag in ("XSV", "XSA") and k >= 2 and tokens[k - 2].tag == "NNG":
+            return str(tokens[k - 2].form)
+        return str(before.form) if before.tag.startswith(("VV", "VA")) else None
+    return None
+
+
+def by_verb(names: list[str], sentence: str, verb: str) -> list[str]:
+    """The names ordered by how closely they precede the verb in the sentence (a Korean
+    argument comes before its verb: "누리테크를 창업하기 전 한빛로보틱스에서 … 일했다" →
+    한빛로보틱스 first for "일한"); unchanged when the sentence lacks the verb."""
+    if len(names) < 2:
+        return names
+    at = [
+        t.start
+        for t in get_kiwi().tokenize(sentence)
+        if t.form == verb and t.tag.startswith(("VV", "VA", "NNG"))
+    ]
+    if not at:
+        return names
+
+    def gap(name: str) -> int:
+        start = sentence.find(name)
+        if start < 0:
+            return 10**6
+        gaps = [v - start - len(name) for v in at if v >= start + len(name)]
+        return min(gaps) if gaps else 10**5
+
+    return sorted(names, key=gap)
+
+
+def _ordered(names: list[str], sentence: str, verb: str | None, words: set[str]) -> list[str]:
+    """ "…에서 일한 회사": the name arguing the clause's verb first; "… part of a series": the
+    name right after a query word first ("… and part of the Time Quintet")."""
+    if verb:
+        return by_verb(names, sentence, verb)
+    return by_anchor(names, sentence, words) if words else names
+
+
+def _plain_words(query: str) -> set[str]:
+    """An English query's lower-case content words (not names: "part", "series", "led")."""
+    return {w for w in re.findall(r"\b[a-z]{3,}\b", query) if w not in _EN_STOP}
+
+
+_EN_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "how",
+        "was",
+        "were",
+        "are",
+        "is",
+        "has",
+        "have",
+        "had",
+        "that",
+        "this",
+        "from",
+        "into",
+        "his",
+        "her",
+        "its",
+        "their",
+        "been",
+        "did",
+        "does",
+    ]
+)
+
+
+def by_anchor(names: list[str], sentence: str, words: set[str]) -> list[str]:
+    """The names ordered by how closely a word of the query precedes them in the sentence
+    ("It is a companion book to "A Wrinkle in Time", and part of the Time Quintet" → Time
+    Quintet first for "… is part of a series"); unchanged when no query word is there."""
+    if len(names) < 2:
+        return names
+    ends = [m.end() for m in re.finditer(r"\b[a-z]{3,}\b", sentence) if m.group() in words]
+    if not ends:
+        return names
+
+    def gap(name: str) -> int:
+        start = sentence.find(name)
+        gaps = [start - e for e in ends if 0 <= e <= start]
+        return min(gaps) if start >= 0 and gaps else 10**5
+
+    return sorted(names, key=gap)
+
+
 def refers_back(sentence: str) -> bool:
     """The sentence opens with a demonstrative or a pronoun ("이 투자는", "Its chief …"): its
     subject is named in the sentence before."""
     words = sentence.split()
     if not words:
         return False
-    if sentence.isascii():
+    if not HANGUL.search(sentence):
         return words[0].casefold() in _BACK_EN
     first = get_kiwi().tokenize(sentence)[:1]
     return bool(first) and first[0].tag == "MM" and first[0].form in _BACK_KO

@@ -32,9 +32,16 @@ class Span:
 
 _KO_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("person", re.compile(r"누구|누가|누군지|어느 분|성함|이름이 뭐")),
-    ("date", re.compile(r"언제|몇\s*년도|몇\s*년에|몇\s*월|며칠|어느\s*해|날짜|연도|시기|년도")),
+    # 며칠 is a day of the month only after 몇 월 or before 에/부터/까지/날 ("몇 월 며칠에",
+    # "며칠까지"); otherwise a number of days ("연차 휴가는 며칠인가요?", "며칠 걸리나요?").
+    (
+        "date",
+        re.compile(
+            r"언제|몇\s*년도|몇\s*년에|몇\s*월|며칠\s*(?:에|부터|까지|날)|어느\s*해|날짜|연도|시기|년도"
+        ),
+    ),
     ("place", re.compile(r"어디|어느\s*(?:곳|나라|도시|지역|회사|기관|대학|학교|기업)|위치")),
-    ("number", re.compile(r"몇|얼마|규모|비율|퍼센트|액수")),
+    ("number", re.compile(r"몇|며칠|얼마|규모|비율|퍼센트|액수")),
     ("thing", re.compile(r"무엇|뭐|무슨|어떤|어떠한|어느")),
 ]
 # English: the wh-word, or "what/which" and the noun it asks about ("which actor" → a person,

@@ -60,12 +60,15 @@ def steps_of(stream: list[tuple[str, dict]]) -> list[dict]:
 
 def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> None:
     stream = plain.ask(question=CHAIN)
-    assert names(stream)[:6] == STEP_EVENTS and names(stream)[-2:] == ["answer", "end"]
+    events = ["search_plan", "step", *STEP_EVENTS[1:]]  # three steps: the role, then two
+    assert names(stream)[:7] == events and names(stream)[-2:] == ["answer", "end"]
     plan = data(stream, "search_plan")["plan"]
-    assert plan["version"] == 2 and [s["id"] for s in plan["steps"]] == ["s1", "s2"]
-    first, second = steps_of(stream)
+    assert plan["version"] == 2 and [s["id"] for s in plan["steps"]] == ["s1", "s2", "s3"]
+    role, first, second = steps_of(stream)
+    assert role["query"] == "한빛로보틱스 대표이사" and role["answer"]["text"] == "김도윤"
+    assert first["query"] == "김도윤이 졸업한 대학교"
     assert first["answer"]["text"] == "한결대학교" and first["status"] == "ok"
-    assert second["planned"] == "{{s1.answer}}의 총장은?"
+    assert second["planned"] == "{{s2.answer}}의 총장은?"
     assert second["query"] == "한결대학교의 총장은?"
     assert second["answer"]["text"] == "문태호"
     assert first["hits"][0]["doc_id"] == plain.doc_ids["hanbit_company.md"]
@@ -79,8 +82,8 @@ def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> 
     assert {plain.doc_ids["hanbit_company.md"], plain.doc_ids["hangyeol_university.md"]} <= cited
     # The trace holds the whole chain.
     trace = httpx.get(f"{plain.url}/ai/v2/traces/{end['trace_id']}").json()["data"]
-    assert [s["query"] for s in trace["steps"]] == [first["query"], second["query"]]
-    assert trace["steps"][1]["answer"]["text"] == "문태호"
+    assert [s["query"] for s in trace["steps"]] == [role["query"], first["query"], second["query"]]
+    assert trace["steps"][2]["answer"]["text"] == "문태호"
     assert "steps" in trace["timings_ms"]
 
 
@@ -98,8 +101,9 @@ def test_the_plan_endpoint_shows_the_steps(plain: Served) -> None:
     plan = SearchPlan.model_validate(response.json()["plan"])
     assert plan.version == 2
     assert [s.query for s in plan.steps] == [
-        "한빛로보틱스 대표이사가 졸업한 대학교",
-        "{{s1.answer}}의 총장은?",
+        "한빛로보틱스 대표이사",
+        "{{s1.answer}}가 졸업한 대학교",
+        "{{s2.answer}}의 총장은?",
     ]
 
 
@@ -192,6 +196,7 @@ def test_looping_twice_falls_back_to_the_rule_planners_steps(with_llm: Served) -
     with_llm.script.replies += [
         llm_plan(steps=looping),
         llm_plan(steps=looping),
+        Reply("김도윤"),
         Reply("한결대학교"),
         Reply("문태호"),
         Reply("답변 [1]"),
@@ -199,8 +204,8 @@ def test_looping_twice_falls_back_to_the_rule_planners_steps(with_llm: Served) -
     stream = with_llm.ask(question=CHAIN)
     envelope = data(stream, "search_plan")
     assert envelope["source"] == "fallback" and "cycle" in envelope["fallback_reason"]
-    assert [s["id"] for s in envelope["plan"]["steps"]] == ["s1", "s2"]
-    assert [s["query"] for s in steps_of(stream)][1] == "한결대학교의 총장은?"
+    assert [s["id"] for s in envelope["plan"]["steps"]] == ["s1", "s2", "s3"]
+    assert [s["query"] for s in steps_of(stream)][2] == "한결대학교의 총장은?"
 
 
 def test_too_many_steps_for_the_budget_fall_back(with_llm: Served) -> None:

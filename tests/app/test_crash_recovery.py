@@ -59,6 +59,7 @@ class Server:
             except httpx.TransportError:
                 pass
             time.sleep(0.2)
+        self.stop()  # never leave a server behind (it kept serving after a failed test)
         raise AssertionError("server did not start")
 
     def kill(self) -> None:

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from planrag.app.main import create_app
 from planrag.core.settings import IngestSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
-from planrag.services.ingestion import EMBED_BATCH
+from planrag.services.document_indexer import EMBED_BATCH
 from tests.conftest import wait_for_documents
 from tests.ingest.test_inflation import inflating_docx
 
@@ -65,8 +65,8 @@ def test_deleting_a_document_stops_its_embedding(app, monkeypatch) -> None:  # t
     """The document is deleted while its first batch is embedded: no further batch is embedded
     for it, and none of its vectors remain."""
     runtime = app["client"].app.state.runtime
-    ingestion = runtime.ingestion
-    original = ingestion._indexing_embedder
+    indexer = runtime.ingestion.indexer
+    original = indexer._indexing_embedder
     calls: list[int] = []
     first_batch, release = threading.Event(), threading.Event()
 
@@ -81,16 +81,14 @@ def test_deleting_a_document_stops_its_embedding(app, monkeypatch) -> None:  # t
                 assert release.wait(60)
             return self.inner.embed(texts)
 
-    monkeypatch.setattr(ingestion, "_indexing_embedder", lambda *a: Watched(original(*a)))
-    monkeypatch.setattr(
-        ingestion, "_limits", ingestion._limits.model_copy(update={"max_chunks": 500})
-    )
+    monkeypatch.setattr(indexer, "_indexing_embedder", lambda *a: Watched(original(*a)))
+    monkeypatch.setattr(indexer, "_limits", indexer._limits.model_copy(update={"max_chunks": 500}))
     doc = upload(app, "long.md", sentences(4 * EMBED_BATCH))  # several batches
     assert first_batch.wait(120)
     path = f"/api/knowledge-bases/{app['kb']}/documents/{doc['id']}"
     assert app["client"].delete(path).status_code == 204
     release.set()
-    ingestion.wait(timeout=120)
+    runtime.ingestion.wait(timeout=120)
     assert calls == [EMBED_BATCH]  # the first batch only
     assert app["client"].get(path).status_code == 404
     assert doc["id"] not in runtime.vectors.doc_ids(app["kb"])

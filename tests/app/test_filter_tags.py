@@ -7,7 +7,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from planrag.planner.schema import Filters, SearchPlan
-from planrag.services.ask import PlanRequest, document_counter
+from planrag.services.ask import document_counter
+from planrag.services.ask_requests import PlanRequest
 from planrag.services.document_listing import DocumentListing
 from planrag.services.plan_execution import PlanExecutor
 from planrag.stores.catalog import Catalog

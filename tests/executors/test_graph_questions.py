@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from planrag.core.settings import LLMSettings, Settings
-from planrag.executors.graph import GraphExecutor, GraphSearch
+from planrag.executors.graph import GraphExecutor
 from planrag.executors.graph_questions import LLMQuestionReader, rule_reading
+from planrag.executors.graph_search import GraphSearch
 from planrag.llm.chat import ChatClient
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime

@@ -13,7 +13,8 @@ from planrag.core.errors import InvalidInput
 from planrag.core.filters import Eq
 from planrag.core.types import KnowledgeBase
 from planrag.executors.context import Candidate, QueryContext, SearchParams
-from planrag.executors.graph import GraphExecutor, GraphSearch, title_keys, whole_words
+from planrag.executors.graph import GraphExecutor
+from planrag.executors.graph_search import GraphSearch, title_keys, whole_words
 from planrag.executors.registry import ExecutorRegistry
 from planrag.stores.bundle import StoreBundle
 from planrag.testing.graph_store import CORPUS, chunk

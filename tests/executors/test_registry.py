@@ -15,7 +15,7 @@ from planrag.core.strategies import strategy_names
 from planrag.executors.registry import BaseExecutor, register, unregister
 from planrag.planner.policy import apply_policy, parse_plan
 from planrag.planner.schema import llm_json_schema, plan_json_schema
-from planrag.services.ask import PlanRequest
+from planrag.services.ask_requests import PlanRequest
 from tests.app.test_knowledge_bases_api import create_kb, upload
 from tests.conftest import wait_for_documents
 

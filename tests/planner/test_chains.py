@@ -62,6 +62,99 @@ CHAINS = [
 ]
 
 
+# A step's remainder splits again, and roles, heads and predicates the session-8 rules missed.
+CHAINS_IN_REMAINDER = [
+    (
+        "누리테크 대표가 졸업한 대학교는 어느 도시에 있나요?",
+        ["누리테크 대표", "{{s1.answer}}가 졸업한 대학교", "{{s2.answer}}는 어느 도시에 있나요?"],
+    ),
+    (  # "어디에 있나요" asks a place, not the name ("어디인가요")
+        "동해캐피털 대표가 졸업한 대학교는 어디에 있나요?",
+        ["동해캐피털 대표", "{{s1.answer}}가 졸업한 대학교", "{{s2.answer}}는 어디에 있나요?"],
+    ),
+    (  # a two-noun team name Kiwi splits ("마케팅 팀"), typed an organisation
+        "마케팅팀 팀장이 이전에 일한 광고 회사의 대표는 누구인가요?",
+        [
+            "마케팅팀 팀장",
+            "{{s1.answer}}이 이전에 일한 광고 회사",
+            "{{s2.answer}}의 대표는 누구인가요?",
+        ],
+    ),
+    (  # a role asked about with a topic particle and a predicate
+        "한빛로보틱스 최대 고객사는 언제 설립되었나요?",
+        ["한빛로보틱스 최대 고객사", "{{s1.answer}}는 언제 설립되었나요?"],
+    ),
+    (  # a role glued to its noun ("물류센터장": 물류 센터 장)
+        "대한물류 이천 물류센터장이 가진 자격증은?",
+        ["대한물류 이천 물류센터장", "{{s1.answer}}이 가진 자격증은?"],
+    ),
+    (  # a person noun other than 사람 heads the clause, a further clause on it
+        "누리봇 S2 개발을 총괄한 연구원이 속한 팀은 어디인가요?",
+        ["누리봇 S2 개발을 총괄한 연구원", "{{s1.answer}}이 속한 팀은 어디인가요?"],
+    ),
+    (  # a district heads the clause, an adverbial particle before the topic
+        "한빛로보틱스 최대 고객사의 본사가 있는 구에는 무엇이 있나요?",
+        [
+            "한빛로보틱스 최대 고객사",
+            "{{s1.answer}}의 본사가 있는 구",
+            "{{s2.answer}}에는 무엇이 있나요?",
+        ],
+    ),
+]
+
+
+# English shapes the session-8 rules missed (invented names).
+ENGLISH_CHAINS = [
+    (  # the question word after a class noun: the class noun's thing is searched first
+        "The Silver Key is part of a series written by who?",
+        ["The Silver Key is part of a series", "{{s1.answer}} series written by who?"],
+    ),
+    (
+        "The Amber Road, though a book about a sailor, is by a novelist of what nationality?",
+        [
+            "The Amber Road, though a book about a sailor, is by a novelist",
+            "{{s1.answer}} novelist of what nationality?",
+        ],
+    ),
+    (  # one "of" and a name, the rest asks more than the name
+        "When was the singer of Harbor Lights Waltz born?",
+        ["the singer of Harbor Lights Waltz", "When was {{s1.answer}} born?"],
+    ),
+    (  # a non-ASCII letter is still English
+        "When was the singer of Café Lumière born?",
+        ["the singer of Café Lumière", "When was {{s1.answer}} born?"],
+    ),
+    (  # a role noun outside the class list, the participle "born" stays with the question
+        "In what year was the coach who led the 1999 Riverside Hawks team born?",
+        ["the coach who led the 1999 Riverside Hawks team", "In what year was {{s1.answer}} born?"],
+    ),
+    (  # "with the …" on a role noun; the stranded "in" stays with the question
+        "What film was the boxer with the real name of Tomas Verrill in?",
+        ["the boxer with the real name of Tomas Verrill", "What film was {{s1.answer}} in?"],
+    ),
+]
+ENGLISH_SINGLE_HOP = [
+    "Port Amel is a town in what region?",  # the named thing is the town
+    "What is the capital of Norland?",  # the rest asks only the name
+    "Which film of what year starred Nora Vale?",  # no named prefix
+]
+
+
+@pytest.mark.parametrize(("question", "queries"), ENGLISH_CHAINS)
+def test_english_chain_shapes(question: str, queries: list[str]) -> None:
+    assert [s.query for s in chain_steps(question)] == queries
+
+
+@pytest.mark.parametrize("question", ENGLISH_SINGLE_HOP)
+def test_english_single_hop_shapes_stay_one_step(question: str) -> None:
+    assert chain_steps(question) == []
+
+
+@pytest.mark.parametrize(("question", "queries"), CHAINS_IN_REMAINDER)
+def test_a_remainder_splits_again(question: str, queries: list[str]) -> None:
+    assert [s.query for s in chain_steps(question)] == queries
+
+
 @pytest.mark.parametrize(("question", "queries"), CHAINS)
 def test_chain_questions_become_steps(question: str, queries: list[str]) -> None:
     steps = chain_steps(question)
@@ -84,6 +177,8 @@ SINGLE_HOP = [
     "Who directed the film Kiss and Tell?",
     "The company that makes NuriBot",  # a clause opening the question: nothing before it
     "안녕하세요",
+    "윤서연 팀장의 고향은?",  # a person's title, not a role of a named thing
+    "하드웨어팀 팀장은 누구이며 그 팀은 무엇을 설계하나요?",  # the role's name is asked
 ]
 
 

@@ -13,7 +13,7 @@ from planrag.core.settings import Settings
 from planrag.core.types import ChunkingConfig, DocumentMetadata
 from planrag.runtime import Runtime
 from planrag.services.answers import no_evidence_reply
-from planrag.services.ask import AskOutcome, AskRequest
+from planrag.services.ask_requests import AskOutcome, AskRequest
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 

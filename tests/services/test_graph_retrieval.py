@@ -11,8 +11,9 @@ from fastapi.testclient import TestClient
 
 from planrag.app.main import create_app
 from planrag.core.settings import Settings
-from planrag.executors.graph import GraphHit, merge
+from planrag.executors.graph import merge
 from planrag.executors.graph_questions import analyse
+from planrag.executors.graph_search import GraphHit
 from planrag.llm.embedders import EmbedderRegistry
 from tests.conftest import wait_for_documents
 from tests.graph_servers import BoltServer

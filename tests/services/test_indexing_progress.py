@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from planrag.core.messages import Message
-from planrag.services.ingestion import EMBED_BATCH, UploadItem
+from planrag.services.document_indexer import EMBED_BATCH
+from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 
 

@@ -139,7 +139,7 @@ def test_stores_closing_under_a_write_at_shutdown_leave_the_document_to_resume(
         runtime.ingestion._closed = True  # the runtime is closing: ingestion first, then stores
         raise StoreUnavailable("the vector stores are closed (shutting down)")
 
-    monkeypatch.setattr(runtime.ingestion, "_write", closing)
+    monkeypatch.setattr(runtime.ingestion.indexer, "_write", closing)
     runtime.ingestion.index(doc.id)
     assert runtime.metadata.get_document(doc.id).status == DocumentStatus.processing
     monkeypatch.undo()

@@ -55,6 +55,23 @@ def test_answer_types_follow_the_question_word() -> None:
     assert {q: answer_type(q) for q in cases} == cases
 
 
+def test_how_many_days_is_a_number_and_which_day_a_date() -> None:
+    """며칠 asks how many days unless it names a day of the month (몇 월 며칠, 며칠에/까지)."""
+    cases = {
+        "연차 휴가는 며칠인가요?": "number",
+        "며칠 걸리나요?": "number",
+        "출시일은 몇 월 며칠인가요?": "date",
+        "신청은 며칠까지인가요?": "date",
+    }
+    assert {q: answer_type(q) for q in cases} == cases
+    policy = (
+        "한빛로보틱스는 2025년 1월 1일부터 개정된 인사 규정을 시행한다. 이번 개정은 인사팀장 "
+        "배수진이 주도했다. 입사 1년이 지나면 연차 휴가는 15일로 늘어난다."
+    )
+    reading = read("연차 휴가는 며칠인가요?", [passage(1, policy)])
+    assert reading.lead is not None and "15일" in reading.lead.text  # not the date sentence
+
+
 def test_typed_spans_find_dates_numbers_and_people() -> None:
     dates = [s.text for s in typed_spans("한빛로보틱스는 2015년 3월에 설립되었다.", "date")]
     assert dates == ["2015년 3월"]

@@ -10,7 +10,8 @@ import pytest
 from planrag.executors import fusion
 from planrag.executors.fusion import MIN_CHUNKS, FusionCalibrator
 from planrag.runtime import Runtime
-from planrag.services.ingestion import IngestionService, UploadItem
+from planrag.services.document_indexer import DocumentIndexer
+from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.retrieval import RetrieveRequest
 from planrag.stores.bm25 import LexicalIndex
@@ -103,7 +104,7 @@ def test_a_document_being_indexed_is_in_no_index(
     index(runtime, kb.id, TOPICS[:3], "a")
     query = "swimming pool heated in winter lanes reserved for clubs"
     seen_while_indexing: dict[str, list[str]] = {}
-    complete = IngestionService._complete
+    complete = DocumentIndexer._complete
 
     def search_then_complete(self, item):  # type: ignore[no-untyped-def]
         # The document's vectors are written; its status is still `processing`.
@@ -113,7 +114,7 @@ def test_a_document_being_indexed_is_in_no_index(
             seen_while_indexing[strategy] = [h.doc_id for h in hits if h.doc_id == item.doc.id]
         return complete(self, item)
 
-    monkeypatch.setattr(IngestionService, "_complete", search_then_complete)
+    monkeypatch.setattr(DocumentIndexer, "_complete", search_then_complete)
     new = index(runtime, kb.id, [TOPICS[7]], "b")[0]
     assert runtime.vectors.count(kb.id) == 4  # its vectors existed during the searches
     assert seen_while_indexing == {s: [] for s in ("ann", "bm25", "hybrid", "keyword")}

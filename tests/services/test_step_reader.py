@@ -36,6 +36,12 @@ def passages(*names: str) -> list[Passage]:
         ("최민호이 소속된 팀", ["org_chart.md", "nuribot_products.md"], "자율주행팀"),
         ("푸른벤처스의 대표는 누구인가요?", ["investment.md"], "한지훈"),
         ("누리봇 S2 개발을 총괄한 사람", ["nuribot_products.md", "field_report.md"], "최민호"),
+        # two companies in the sentence: the one that argues the clause's verb (…에서 일했다)
+        ("이서준이 창업 전에 일한 회사", ["people_profiles.md"], "한빛로보틱스"),
+        # the sentence writing the role ("대표이사는"), not an earlier one with a name
+        ("한빛로보틱스 대표이사", ["hanbit_company.md"], "김도윤"),
+        # a name written right after the head noun ("광고 회사 새벽기획"), not a typed one
+        ("강하늘이 이전에 일한 광고 회사", ["people_profiles.md"], "새벽기획"),
     ],
 )
 def test_the_bridge_is_the_name_the_best_sentence_adds(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planrag.executors.graph import GraphSearch
+from planrag.executors.graph_search import GraphSearch
 from planrag.stores.ontology import OntologyGraphStore
 from planrag.stores.restricted_graph import RestrictedGraph, restricted
 from planrag.stores.sparql import EmbeddedSparql

@@ -5,6 +5,8 @@ Kiwi rule extractor builds the graph.
 
 - The plan card lists each step of a multi-step ask: its query with the earlier answer filled
   in, strategy, how many passages it found and the bridge answer (issue 27).
+- Each step shows the answer type it asks for and where its answer came from: the reader, or
+  the graph of a KB that has one (issue 27, session 9).
 - The graph view colours nodes by entity type with a legend, and no two edge labels shown
   overlap at the default layout (issues 26 and 28).
 """
@@ -151,6 +153,16 @@ def test_the_plan_card_lists_each_step_of_a_chain_question(
     for step in (first, second, third):
         expect(step).to_contain_text("hybrid")
         expect(step.get_by_test_id("step-hits")).to_contain_text(HITS)
+    # Each step shows the answer type it asks for and where its answer came from (a KB
+    # without a graph: the reader).
+    expect(first.get_by_test_id("step-expected-type")).to_have_attribute("data-type", "PERSON")
+    expect(first.get_by_test_id("step-expected-type")).to_have_text("인물")
+    expect(second.get_by_test_id("step-expected-type")).to_have_attribute(
+        "data-type", "ORGANIZATION"
+    )
+    for step in (first, second):
+        expect(step.get_by_test_id("step-source")).to_have_attribute("data-source", "extractive")
+        expect(step.get_by_test_id("step-source")).to_contain_text("문단 읽기")
     assert "{{" not in (card.get_by_test_id("plan-steps").text_content() or "")
     # The stored trace shows the same steps on its plan card.
     page.get_by_test_id("open-trace").click()
@@ -218,3 +230,28 @@ def test_the_graph_view_colours_types_and_no_edge_labels_overlap(
         for b in boxes[i + 1 :]
         if a["x1"] < b["x2"] and b["x1"] < a["x2"] and a["y1"] < b["y2"] and b["y1"] < a["y2"]
     ]
+
+
+def test_a_step_the_graph_answers_says_so_on_the_plan_card(
+    page: Page, server: ServerProcess
+) -> None:
+    """On a KB with a graph, the role step of "푸른벤처스 대표의 …" is answered off the typed
+    relations (푸른벤처스 -대표→ 한지훈): the card says the graph, the next step the reader."""
+    name = "한빛 그래프 질문"
+    kb_id = _kb(server.url, {"name": name, "graph_backend": "ontology"})
+    _upload(server.url, kb_id, list(GRAPH_DOCS))
+    page.goto("/ask")
+    page.get_by_label(name).check()
+    page.get_by_test_id("ask-question").fill("푸른벤처스 대표의 고향은 어디인가요?")
+    page.get_by_role("button", name="질문", exact=True).click()
+    expect(page.get_by_test_id("answer-box")).to_have_attribute(
+        "data-status", "done", timeout=120_000
+    )
+    steps = page.get_by_test_id("plan-card").get_by_test_id("plan-step")
+    expect(steps).to_have_count(2)
+    first, second = steps.nth(0), steps.nth(1)
+    expect(first.get_by_test_id("step-answer")).to_have_text("한지훈")
+    expect(first.get_by_test_id("step-expected-type")).to_have_attribute("data-type", "PERSON")
+    expect(first.get_by_test_id("step-source")).to_have_attribute("data-source", "graph")
+    expect(first.get_by_test_id("step-source")).to_contain_text("그래프")
+    expect(second.get_by_test_id("step-expected-type")).to_have_attribute("data-type", "PLACE")

@@ -21,8 +21,9 @@ from planrag.planner.conversation import Turn
 from planrag.planner.schema import PlanEnvelope
 from planrag.planner.scope import PlanScope
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.ask import AskRequest, AskService, PlanRequest
+from planrag.services.ask import AskService
 from planrag.services.ask_events import event_data
+from planrag.services.ask_requests import AskRequest, PlanRequest
 from planrag.services.auth import Principal
 from planrag.services.conversations import (
     ConversationRequest,

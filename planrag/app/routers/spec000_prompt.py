@@ -23,7 +23,7 @@ from planrag.app.dependencies import (
 from planrag.app.dialect_errors import describe, dialect_route, error_types, maps_errors, reason
 from planrag.app.routers.spec000_schemas import error, responses
 from planrag.core.errors import Forbidden, InvalidInput, LLMUnavailable, NotFound
-from planrag.services.ask import LLMChoice
+from planrag.services.ask_requests import LLMChoice
 from planrag.services.conversations import ChatMessage, ConversationRequest
 from planrag.services.dialects.prompting import (
     ChatResult,

@@ -30,7 +30,8 @@ from planrag.core.errors import InvalidInput, KnowledgeBaseNotFound, PlanragErro
 from planrag.core.types import KnowledgeBase
 from planrag.runtime import Runtime
 from planrag.services.access import KnowledgeBaseAccess
-from planrag.services.ask import AskRequest, AskService
+from planrag.services.ask import AskService
+from planrag.services.ask_requests import AskRequest
 from planrag.services.dialects.background_cache import BackgroundCache
 from planrag.services.dialects.document_search import DocumentHit
 from planrag.services.dialects.graph_background import Graph, graph_of

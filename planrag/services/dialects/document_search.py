@@ -113,8 +113,9 @@ class DocumentSearch:
 
     @staticmethod
     def knowledge_bases(access: KnowledgeBaseAccess, domain: str | None) -> list[KnowledgeBase]:
-        """The domain's knowledge base (none if it does not exist), or every readable one."""
-        if domain is None:
+        """The domain's knowledge base (none if it does not exist), or every readable one
+        without a domain (a blank one too: clients send "" for a field they leave unset)."""
+        if domain is None or not domain.strip():
             return access.readable()
         kb = access.find(domain)
         return [kb] if kb else []

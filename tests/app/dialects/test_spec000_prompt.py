@@ -100,6 +100,10 @@ def test_summarize_without_an_llm_is_extractive_and_flagged(client: TestClient) 
     assert body["prompt_length"] > len("메타버스 시장")
     empty = client.post("/prompt/summarize", json={"query": "x", "domain": "nothing"}).json()
     assert empty["documents_count"] == 0 and empty["summary"]
+    # A blank domain is no domain (clients send "" for an unset field): every readable KB.
+    for blank in ("", "  "):
+        body = client.post("/prompt/summarize", json={"query": "메타버스 시장", "domain": blank})
+        assert body.json()["documents_count"] == 1, (blank, body.text)
 
 
 def test_summarize_with_an_unreachable_llm_is_extractive(tmp_path: Path, embedders) -> None:  # type: ignore[no-untyped-def]

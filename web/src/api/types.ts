@@ -227,6 +227,8 @@ export interface StepRecord {
   status: string;
   reason: string | null;
   adaptive: boolean;
+  /** The answer type the step's query asks for (PERSON, ORGANIZATION, PLACE, DATE …). */
+  expected_type?: string | null;
 }
 
 export interface PlanEnvelope {

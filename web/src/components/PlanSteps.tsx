@@ -1,9 +1,11 @@
 // The steps of a multi-step plan on the plan card: each step's query (earlier answers filled
-// in), strategy, how many passages it found and the (bridge) answer it read. Planned steps not
+// in), strategy, how many passages it found, the answer type it asks for and the (bridge)
+// answer it read, with where that answer came from (graph, reader, LLM). Planned steps not
 // run yet show their planned query; a step the server added at run time (adaptive) is listed too.
 
 import type { PlanEnvelope, StepRecord } from "../api/types";
 import { useT } from "../i18n/i18n";
+import type { MessageKey } from "../i18n/messages";
 
 export interface StepRow {
   id: string;
@@ -14,6 +16,8 @@ export interface StepRow {
   status: string | null;
   reason: string | null;
   adaptive: boolean;
+  expectedType: string | null;
+  source: string | null;
 }
 
 const REFERENCE = /\{\{\s*(s\d+)\.answer\s*\}\}/g;
@@ -37,6 +41,8 @@ export function stepRows(envelope: PlanEnvelope, records: StepRecord[] = []): St
       status: record?.status ?? null,
       reason: record?.reason ?? null,
       adaptive: false,
+      expectedType: record?.expected_type ?? null,
+      source: record?.answer?.source ?? null,
     };
   });
   const plannedIds = new Set(planned.map((s) => s.id));
@@ -51,9 +57,35 @@ export function stepRows(envelope: PlanEnvelope, records: StepRecord[] = []): St
       status: record.status,
       reason: record.reason,
       adaptive: record.adaptive,
+      expectedType: record.expected_type ?? null,
+      source: record.answer?.source ?? null,
     });
   }
   return rows;
+}
+
+type Translate = ReturnType<typeof useT>;
+
+const TYPE_KEYS: Record<string, MessageKey> = {
+  PERSON: "plan.type.person",
+  ORGANIZATION: "plan.type.organization",
+  PLACE: "plan.type.place",
+  PRODUCT: "plan.type.product",
+  DATE: "plan.type.date",
+  NUMBER: "plan.type.number",
+};
+const SOURCE_KEYS: Record<string, MessageKey> = {
+  graph: "plan.source.graph",
+  extractive: "plan.source.reader",
+  llm: "plan.source.llm",
+};
+
+function typeName(t: Translate, kind: string): string {
+  return TYPE_KEYS[kind] ? t(TYPE_KEYS[kind]) : kind;
+}
+
+function sourceName(t: Translate, source: string): string {
+  return SOURCE_KEYS[source] ? t(SOURCE_KEYS[source]) : source;
 }
 
 export function PlanSteps({ envelope, steps }: { envelope: PlanEnvelope; steps?: StepRecord[] }) {
@@ -77,10 +109,24 @@ export function PlanSteps({ envelope, steps }: { envelope: PlanEnvelope; steps?:
               <span data-testid="step-hits">
                 {row.hits === null ? t("plan.stepNotRun") : t("plan.stepHits", { count: row.hits })}
               </span>
+              {row.expectedType && (
+                <>
+                  {" · "}
+                  {t("plan.stepExpects")}{" "}
+                  <span data-testid="step-expected-type" data-type={row.expectedType}>
+                    {typeName(t, row.expectedType)}
+                  </span>
+                </>
+              )}
             </div>
             {row.answer && (
               <div>
                 {t("plan.stepAnswer")}: <strong data-testid="step-answer">{row.answer}</strong>
+                {row.source && (
+                  <span className="muted small" data-testid="step-source" data-source={row.source}>
+                    {" "}({t("plan.stepFrom")} {sourceName(t, row.source)})
+                  </span>
+                )}
               </div>
             )}
             {!row.answer && row.status && row.status !== "ok" && (

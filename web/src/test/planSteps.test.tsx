@@ -97,6 +97,28 @@ describe("plan steps", () => {
     expect(steps[2].getAttribute("data-status")).toBe("planned");
   });
 
+  it("show each step's expected answer type and where its answer came from", () => {
+    const graphed = {
+      ...record("s1", "누리테크 대표가 졸업한 대학교", "한결대학교"),
+      expected_type: "ORGANIZATION",
+      answer: { text: "한결대학교", sentence: "", passage: 1, source: "graph" },
+    };
+    const read = { ...record("s2", "한결대학교 부설 연구소", "해양로봇연구소"), expected_type: null };
+    render(
+      <I18nProvider>
+        <PlanCard envelope={envelope} steps={[graphed, read]} />
+      </I18nProvider>,
+    );
+    const steps = screen.getAllByTestId("plan-step");
+    const type = steps[0].querySelector("[data-testid=step-expected-type]");
+    expect(type?.getAttribute("data-type")).toBe("ORGANIZATION");
+    expect(type?.textContent).toBe("조직");
+    expect(steps[0].querySelector("[data-testid=step-source]")?.getAttribute("data-source")).toBe("graph");
+    expect(steps[0].textContent).toContain("그래프");
+    expect(steps[1].querySelector("[data-testid=step-expected-type]")).toBeNull();
+    expect(steps[1].querySelector("[data-testid=step-source]")?.textContent).toContain("문단 읽기");
+  });
+
   it("show no step list for a one-step plan", () => {
     const one = { ...envelope, plan: { ...envelope.plan, version: 1, steps: [] } } as PlanEnvelope;
     expect(stepRows(one)).toEqual([]);
