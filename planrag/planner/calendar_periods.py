@@ -90,3 +90,18 @@ def rolling_range(n: int, unit: str, today: date) -> tuple[date, date]:
     if unit == "month":
         return add_months(today, -n) + timedelta(days=1), today
     return add_months(today, -12 * n) + timedelta(days=1), today
+
+
+def units_back(n: int, unit: str, today: date) -> tuple[date, date]:
+    """The day, Monday–Sunday week, month or year n units before today's ("3일 전", "two weeks
+    ago")."""
+    if unit == "day":
+        day = today - timedelta(days=n)
+        return day, day
+    if unit == "week":
+        start = week_start(today) - timedelta(weeks=n)
+        return start, start + timedelta(days=6)
+    if unit == "month":
+        first = add_months(today.replace(day=1), -n)
+        return first, month_end(first.year, first.month)
+    return date(today.year - n, 1, 1), date(today.year - n, 12, 31)

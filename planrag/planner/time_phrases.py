@@ -29,6 +29,7 @@ from planrag.planner.calendar_periods import (
     month_end,
     quarter_span,
     rolling_range,
+    units_back,
     week_start,
 )
 from planrag.planner.time_rules import rule
@@ -172,27 +173,13 @@ def _en_counted_back(m: re.Match[str], today: date) -> tuple[date, date]:
         return monday, monday + timedelta(days=6)
     n = 2 if m["count"] else int(m["n"]) if m["n"].isdigit() else _EN_WORDS[m["n"].lower()]
     unit = (m["unit"] or m["unit2"]).lower().rstrip("s")
-    return _back(n, unit, today)
+    return units_back(n, unit, today)
 
 
 _EN_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
-
-
-def _back(n: int, unit: str, today: date) -> tuple[date, date]:
-    """The day, Monday–Sunday week, month or year n units before today's."""
-    if unit == "day":
-        day = today - timedelta(days=n)
-        return day, day
-    if unit == "week":
-        monday = week_start(today) - timedelta(weeks=n)
-        return monday, monday + timedelta(days=6)
-    if unit == "month":
-        first = add_months(today.replace(day=1), -n)
-        return first, month_end(first.year, first.month)
-    return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
 
 
 @rule(

@@ -25,6 +25,7 @@ from planrag.planner.calendar_periods import (
     rolling_range,
     season_span,
     unit_name,
+    units_back,
     week_start,
 )
 from planrag.planner.time_vocabulary import (
@@ -222,18 +223,7 @@ def _yesterday(m: re.Match[str], today: date) -> tuple[date, date]:
     rf"{NUM}\s*(?P<unit>일|주|주일|개월|달|년)\s*전(?!까지|쟁|설|통|체|국|면|략|부|원|후|시|투)|{numbered('n2')}\s+(?P<unit2>days?|weeks?|months?|years?)\s+ago"
 )  # noqa: E501
 def _ago(m: re.Match[str], today: date) -> tuple[date, date]:
-    n = number(m["n"] or m["n2"])
-    unit = unit_name(m["unit"] or m["unit2"])
-    if unit == "day":
-        day = today - timedelta(days=n)
-        return day, day
-    if unit == "week":
-        monday = week_start(today) - timedelta(weeks=n)
-        return monday, monday + timedelta(days=6)
-    if unit == "month":
-        first = add_months(today.replace(day=1), -n)
-        return first, month_end(first.year, first.month)
-    return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
+    return units_back(number(m["n"] or m["n2"]), unit_name(m["unit"] or m["unit2"]), today)
 
 
 @rule(
