@@ -26,7 +26,7 @@ from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import Restriction
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.step_reader import StepReader
-from planrag.text.entities import normalize
+from planrag.text.entities import find_mentions, normalize
 from planrag.text.step_types import expected_type
 
 ENTITY_PAGE_DEPTH = 3  # a page of the question's entity among the first search's best hits
@@ -148,10 +148,12 @@ def looked_up(name: str, passages: list[Passage]) -> list[Passage]:
 
 def entity_pages(question: str, passages: list[Passage]) -> bool:
     """The KB keeps a page per entity (an encyclopedia): a hit's heading is a name the
-    question holds ("The Scarlet Letter" for "… film The Scarlet Letter …")."""
-    asked = normalize(question)
+    question holds ("The Scarlet Letter" for "… film The Scarlet Letter …"). A name, not any
+    words: a section heading "Equipment" is no entity page for "What equipment does …?"."""
+    names = [f"_{normalize(m.name)}_" for m in find_mentions(question)]
     return any(
-        len(h := normalize(heading(p))) >= 4 and h in asked for p in passages[:ENTITY_PAGE_DEPTH]
+        len(h := normalize(heading(p))) >= 4 and any(f"_{h}_" in name for name in names)
+        for p in passages[:ENTITY_PAGE_DEPTH]
     )
 
 

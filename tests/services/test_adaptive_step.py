@@ -71,3 +71,13 @@ def test_a_lookup_keeps_the_entitys_own_page_only() -> None:
     hits = [passage(1, FILM), passage(2, ACTOR), passage(3, OTHER)]
     assert [p.n for p in looked_up("Victor Hale", hits)] == [2]
     assert [p.n for p in looked_up("Mara Quill", hits)] == [1]  # no page: the best hit
+
+
+def test_a_section_heading_in_the_question_is_no_entity_page() -> None:
+    """A handbook's "## Equipment" section heading appears in "What equipment …?" as a common
+    word, not a name: no lookup (it cost an LLM step read on a plain question)."""
+    section = passage(1, "Equipment\n\nThe company lends a laptop and a monitor for home offices.")
+    assert not entity_pages(
+        "What equipment does the company lend to employees working remotely?", [section]
+    )
+    assert entity_pages(QUESTION, [passage(1, FILM)])  # a name the question holds
