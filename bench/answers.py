@@ -43,11 +43,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import httpx  # noqa: E402
 
+from bench.corpus import DEFAULT_DATA_DIR  # noqa: E402
 from bench.report import RESULTS_DIR, log, machine, write_json  # noqa: E402
 from bench.server import planrag_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT / ".." / "shared" / "data"
+SHARED = DEFAULT_DATA_DIR  # ../shared/data, or PLANRAG_BENCH_DATA
 KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
 UPLOAD_BATCH = 40
@@ -253,7 +254,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
     parser.add_argument("--label", default="run")
     parser.add_argument("--data-dir", type=Path, default=RESULTS_DIR / "answers-data")
-    parser.add_argument("--shared", type=Path, default=SHARED, help="../shared/data")
+    parser.add_argument(
+        "--shared", type=Path, default=SHARED, help="PLANRAG_BENCH_DATA, else ../shared/data"
+    )
     args = parser.parse_args()
     args.data_dir = args.data_dir.resolve()  # the server runs from its parent directory
     args.data_dir.mkdir(parents=True, exist_ok=True)
