@@ -20,7 +20,6 @@ Tell").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,7 +40,7 @@ from planrag.stores.graph import (
     RelationProvenance,
     Triple,
 )
-from planrag.text.entities import HANGUL, normalize
+from planrag.text.entities import HANGUL, normalize, without_qualifier
 from planrag.text.relation_cues import relation_chain
 
 HOP_DECAY = 0.5
@@ -293,11 +292,8 @@ class GraphSearch:
         return {(d, k) for d, t in titles.items() for k in title_keys(t) if k in keys}
 
 
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
-
-
 def title_keys(title: str) -> set[str]:
     """The entity keys a document title names: the title, and the title without a trailing
     disambiguation in brackets ("Kiss and Tell (1945 film)" is about "Kiss and Tell")."""
-    keys = {normalize(title), normalize(_DISAMBIGUATION.sub("", title))}
+    keys = {normalize(title), normalize(without_qualifier(title))}
     return {k for k in keys if k}

@@ -7,7 +7,6 @@ the merge of every step's passages into the numbered passages the final answer c
 
 from __future__ import annotations
 
-import re
 import time
 
 from pydantic import BaseModel
@@ -26,7 +25,7 @@ from planrag.services.graph_steps import GraphStepReader
 from planrag.services.ownership import Restriction
 from planrag.services.plan_execution import PlanExecutor
 from planrag.services.step_reader import StepReader
-from planrag.text.entities import find_mentions, normalize
+from planrag.text.entities import find_mentions, normalize, without_qualifier
 from planrag.text.step_types import expected_type
 
 ENTITY_PAGE_DEPTH = 3  # a page of the question's entity among the first search's best hits
@@ -131,7 +130,7 @@ def heading(passage: Passage) -> str:
     (1987 film)" → "Double Agent"): the name of an entity page."""
     lines = passage.content.strip().splitlines()
     first = lines[0].strip().lstrip("#").strip() if lines else ""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", first)
+    return without_qualifier(first)
 
 
 def own_passage(name: str, passage: Passage) -> bool:

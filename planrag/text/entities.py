@@ -124,6 +124,15 @@ def normalize(name: str) -> str:
     return text[:200]
 
 
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def without_qualifier(title: str) -> str:
+    """A title without its trailing disambiguation in brackets: "Kiss and Tell (1945 film)" is
+    about "Kiss and Tell"."""
+    return _QUALIFIER.sub("", title)
+
+
 @dataclass(frozen=True)
 class Mention:
     name: str
