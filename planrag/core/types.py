@@ -167,8 +167,8 @@ class FusionCalibration(BaseModel):
     evidence_floor: dict[str, float] = Field(
         default_factory=dict,
         description="the e5 similarity a passage of script B needs to be evidence for a question "
-        "of script A ('hangul>latin'): what unrelated questions of A reach at best among the "
-        "KB's passages of B (90th percentile); the ask path's cross-lingual evidence floor",
+        "of script A ('hangul>latin'): the best similarity unrelated questions of A reach among "
+        "the KB's passages of B; the ask path's cross-lingual evidence floor",
     )
     queries: str = Field(
         default="halves", description="the pseudo-queries: chunk halves, or question-like ones"

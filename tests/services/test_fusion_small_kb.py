@@ -122,10 +122,10 @@ ENGLISH = ["en_partner_report.md", "en_safety_audit.md", "en_trade_fair.md"]
 def test_the_cross_lingual_evidence_floor_is_the_kbs_own_for_each_direction(
     corpus: Corpus,
 ) -> None:
-    """Issue 25, session 10: one absolute e5 floor (0.77) refused English questions whose Korean
-    passage held the answer at 0.760, while Korean questions reach 0.77–0.84 on unrelated
-    English abstracts. Each KB's floor per direction is what unrelated questions of the
-    question's script reach among its passages."""
+    """Issue 25, session 10: one absolute e5 floor (0.77) let 49 of 60 Korean questions through
+    on English KBs that cannot answer them (unrelated English abstracts reach 0.77–0.84). Each
+    KB's floor per direction is the best that unrelated questions of the question's script
+    reach among its passages of the other script."""
     stored = corpus.runtime.metadata.get_kb(corpus.kb_id).calibration
     assert stored is not None and set(stored.evidence_floor) == {"hangul>latin", "latin>hangul"}
     embedder = corpus.runtime.embedders.get(E5_MODEL)
@@ -133,32 +133,33 @@ def test_the_cross_lingual_evidence_floor_is_the_kbs_own_for_each_direction(
     floors = evidence_floors(
         embedder, {"hangul": [texts[n] for n in KOREAN], "latin": [texts[n] for n in ENGLISH]}
     )
-    assert evidence_floors(embedder, {"latin": [texts[n] for n in ENGLISH]}).keys() == {
-        "hangul>latin"
-    }  # an English-only KB: the floor for Korean questions
-    calibrated = Reader(embedder=embedder, cross_floors={"ko-company": floors})
-    absolute = Reader(embedder=embedder)  # 0.77 for every KB
+    english_only = evidence_floors(embedder, {"latin": [texts[n] for n in ENGLISH]})
+    assert english_only == {"hangul>latin": floors["hangul>latin"]}  # for Korean questions
 
-    def passages(names: list[str]) -> list[Passage]:
+    def passages(names: list[str], kb: str = "ko-company") -> list[Passage]:
         return [
-            Passage(n=i, chunk_id=n, doc_id=n, knowledge_base="ko-company", score=1.0, content=t)
+            Passage(n=i, chunk_id=n, doc_id=n, knowledge_base=kb, score=1.0, content=texts[n])
             for i, n in enumerate(names, start=1)
-            for t in [texts[n]]
         ]
 
-    # the passage holds the answer: e5 gives it 0.761, under 0.77, over the KB's floor (0.754)
-    held = [
-        (
-            "Why did localization errors occur in the first week of the field trial?",
-            "field_report.md",
-        ),
-        ("Where did Nuritech open its first overseas branch?", "nuritech.md"),
-    ]
-    for question, name in held:
-        assert absolute.evidence(question, passages([name])) == [], question
-        assert calibrated.evidence(question, passages([name])) == [1], question
+    # the floor is the passage's KB's, for the question's direction; the absolute one without
+    question = "Why did localization errors occur in the first week of the field trial?"
+    reader = Reader(
+        embedder=embedder,
+        cross_floors={"low": {"latin>hangul": 0.75}, "high": {"latin>hangul": 0.78}},
+    )  # e5 gives the field report, which answers it, 0.761
+    assert reader.evidence(question, passages(["field_report.md"], "low")) == [1]
+    assert reader.evidence(question, passages(["field_report.md"], "high")) == []
+    assert reader.evidence(question, passages(["field_report.md"], "other")) == []  # 0.77
+    hangul = Reader(embedder=embedder, cross_floors={"low": {"hangul>latin": 0.5}})
+    assert hangul.evidence(question, passages(["field_report.md"], "low")) == []
+
+    calibrated = Reader(embedder=embedder, cross_floors={"ko-company": floors})
+    asked = "What does the marine robot research institute of Hangyeol University study?"
+    assert calibrated.evidence(asked, passages(["hangyeol_university.md"])) == [1]
     # nothing in the KB answers these: refused against every passage of the other language
-    for question in ("Which river flows through Paris?", "Who directed the movie Parasite?"):
+    # (the bread question reaches 0.758 on the Korean org chart)
+    for question in ("How do I bake sourdough bread?", "Which river flows through Paris?"):
         assert calibrated.evidence(question, passages(KOREAN)) == [], question
     for question in ("파리를 흐르는 강의 이름은 무엇인가?", "영화 기생충의 감독은 누구인가?"):
         assert calibrated.evidence(question, passages(ENGLISH)) == [], question
