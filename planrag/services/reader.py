@@ -43,6 +43,7 @@ from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
+    FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
     confidence,
@@ -93,7 +94,7 @@ class Reader:
         cross_lingual_min: float = CROSS_LINGUAL_MIN,
     ) -> None:
         self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
-        self._generic = generic_terms(self._tokenizer)
+        self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
         self._floor = floor
         self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
         self._cross_min = cross_lingual_min
