@@ -29,7 +29,8 @@ from planrag.text.question_shapes import Shared
 
 __all__ = ["read_commonality", "words"]
 
-DEFINING_BONUS = 1.0  # both are the first sentences about their subjects in their passages
+DEFINING_BONUS = 2.0  # both are the first sentences about their subjects in their passages
+NAME_WEIGHT = 2.0  # a shared name (한결대학교, 부산) is a likeness; a shared attribute less so
 TOPIC_BONUS = 0.5  # per sentence opening with its subject ("X는 …", "X의 …"): about X
 HEADLINE_WORDS = 3
 _NOUNISH = ("NN", "SL", "SN", "SH", "XR")
@@ -97,7 +98,7 @@ def read_commonality(question: str, passages: Sequence[Passage], shape: Shared) 
     if not all(about):
         return None
     asked = set(words(question)) | set(subjects[0]) | set(subjects[1])
-    weights = _rarity([w for _, sentences in read for _, w in sentences])
+    weights = _rarity([[w for w, _ in held] for _, sentences in read for _, held in sentences])
     best: tuple[float, _Sentence, _Sentence, list[str]] | None = None
     for a in about[0]:
         for b in about[1]:
@@ -110,7 +111,8 @@ def read_commonality(question: str, passages: Sequence[Passage], shape: Shared) 
                 continue
             if shape.differ and (set(a.words) <= set(b.words) or set(b.words) <= set(a.words)):
                 continue
-            score = sum(weights.get(w, 1.0) for w in shared)
+            names = set(a.names) | set(b.names)
+            score = sum(weights.get(w, 1.0) * (NAME_WEIGHT if w in names else 1.0) for w in shared)
             score += TOPIC_BONUS * (a.topic + b.topic) + DEFINING_BONUS * (a.first and b.first)
             if best is None or score > best[0]:
                 best = (score, a, b, shared)
