@@ -417,10 +417,11 @@ class AskService:
         passages: list[Passage],
         readable: list[KnowledgeBase],
     ) -> str:
-        """A chain's extractive answer: the bridge steps' sentences, then the answer reader's
-        reading of the last step's query (it names the bridge: "What is the population of
-        Nelson?") over every step's passages; an adaptive chain's last query is only search
-        words, so the question is read instead."""
+        """A chain's extractive answer: the answer reader's reading of the last step's query
+        (it names the bridge: "What is the population of Nelson?") over every step's passages
+        leads, the bridge steps' sentences follow as its support (the answer first, then how
+        it was reached); an adaptive chain's last query is only search words, so the question
+        is read instead."""
         steps = _answer_steps(outcome.results, plan.answer_from)
         if not steps:
             return self._extractive(question, plan, passages, readable)
@@ -432,7 +433,7 @@ class AskService:
         if not final:
             final = step_answer_text(steps[-1:], passages)
         bridges = step_answer_text(steps[:-1], passages)
-        return " ".join(p for p in (bridges, final) if p) or self._extractive(
+        return " ".join(p for p in (final, bridges) if p) or self._extractive(
             question, plan, passages, readable
         )
 
