@@ -76,7 +76,7 @@ def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> 
     # The answer cites a passage of each step: the bridge's document and the answer's.
     text = answer_text(stream)
     assert "문태호" in text and "한결대학교" in text
-    # The answer leads: the chain's last step (its answer) comes before the bridges' sentences.
+    # It leads with the answer (up to its first citation), the bridge steps' sentences after.
     assert "문태호" in text[: text.index("[")]
     end = data(stream, "end")
     assert end["answer_source"] == "extractive" and "steps_stopped" not in end
