@@ -72,7 +72,7 @@ def via_ask(url: str, kb: str, files: dict[str, str], request: dict[str, Any]) -
     return {**row, "passages": passages, "files": by_n, "search_text": plan.get("query")}
 
 
-def replay(saved: Path) -> list[dict[str, Any]]:
+def replay(saved: Path, questions: Path) -> list[dict[str, Any]]:
     """The summaries of a saved run's passages made again by the code under test, in-process
     (the ask's extractor: relevance floor 0.5, the KB's e5): a change is tried in seconds."""
     from planrag.llm.e5 import E5Embedder
@@ -80,7 +80,7 @@ def replay(saved: Path) -> list[dict[str, Any]]:
     from planrag.services.extractive import Extractor
 
     extractor = Extractor((), 0.5, E5Embedder(1))
-    requests = {r["id"]: r for r in map(json.loads, QUESTIONS.open())}
+    requests = {r["id"]: r for r in map(json.loads, questions.open())}
     rows = []
     for old in json.loads(saved.read_text())["rows"]:
         passages = [Passage(**p) for p in old["passages"]]
@@ -95,10 +95,10 @@ def _kept(old: dict[str, Any]) -> dict[str, Any]:
     return {k: old[k] for k in ("passages", "files", "search_text")}
 
 
-def asked(data_dir: Path) -> list[dict[str, Any]]:
+def asked(data_dir: Path, questions: Path) -> list[dict[str, Any]]:
     data_dir = data_dir.resolve()  # the server runs from its parent directory
     data_dir.mkdir(parents=True, exist_ok=True)
-    requests = [json.loads(line) for line in QUESTIONS.open()]
+    requests = [json.loads(line) for line in questions.open()]
     with planrag_server(data_dir, RESULTS_DIR / "summaries-server.log") as server:
         docs, _ = ko_set()
         kb_id, files = ensure_kb(server.base_url, "answers-ko", docs)
@@ -121,8 +121,11 @@ def main() -> None:
     parser.add_argument("--label", default="run")
     parser.add_argument("--data-dir", type=Path, default=RESULTS_DIR / "answers-data")
     parser.add_argument("--replay", type=Path, help="a saved run: summarise its passages again")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a request file")
     args = parser.parse_args()
-    rows = replay(args.replay) if args.replay else asked(args.data_dir)
+    rows = (
+        replay(args.replay, args.questions) if args.replay else asked(args.data_dir, args.questions)
+    )
     results: dict[str, Any] = {"label": args.label, "machine": machine(), "rows": rows}
     for half, keep in (("odd", 1), ("even", 0)):
         chosen = [r for r in rows if int(r["id"][2:]) % 2 == keep]
