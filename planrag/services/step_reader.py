@@ -231,6 +231,12 @@ def candidates(sentence: str) -> list[str]:
     return list(dict.fromkeys([*proper, *compound]))
 
 
+def added_names(query: str, sentence: str) -> list[str]:
+    """The names a sentence holds that the query does not, in order."""
+    asked = _keys(query)
+    return [n for n in candidates(sentence) if len(n) >= 2 and not _asked(n, asked)]
+
+
 def typed_answers(sentence: str, expected: StepType) -> list[str]:
     """The sentence's names (dates, numbers) of the expected type, in order; [] for ANY."""
     if expected.kind == DATE:
