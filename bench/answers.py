@@ -7,7 +7,11 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
 
 - `ko`: our Korean fixture corpus (tests/fixtures/ko_company/*.md) and its question/answer pairs
   (qa_answers.jsonl: people, dates, numbers, places, organisations, model names, a few
-  cross-lingual);
+  cross-lingual); `ko_common` (qa_common_ko.jsonl, 공통점/차이점: also whether the answer cites
+  every subject's document), `ko_bridge` (qa_bridge_ko.jsonl, Korean bridge questions),
+  `ko_cross` (crosslingual.jsonl) and `ko_absent` (absent_questions.jsonl: facts no document
+  holds, so "answered" counts false answers) ask the same KB; a file's `split` (tune / heldout)
+  is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers;
 - `allganize`: allganize RAG-ko 200 (../shared/data/allganize_rag_ko): its file has no reference
@@ -51,21 +55,37 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = DEFAULT_DATA_DIR  # ../shared/data, or PLANRAG_BENCH_DATA
 KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
+ABSENT = ("문서에 없습니다", "not in the documents")  # the asked detail is absent, related shown
 UPLOAD_BATCH = 40
 
 
-# The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
-KB_NAMES = {"ko": "answers-ko", "hotpot": "set-hotpotqa_200", "allganize": "set-allganize_rag_ko"}
 SHARED_KBS = {"hotpot", "allganize"}
 
 
-def ko_set() -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+# The question files over our fixture corpus, all asked of one KB ("answers-ko").
+KO_FILES = {
+    "ko": "qa_answers.jsonl",
+    "ko_common": "qa_common_ko.jsonl",  # 공통점/차이점 questions (session 10)
+    "ko_bridge": "qa_bridge_ko.jsonl",  # Korean bridge questions (session 10)
+    "ko_cross": "crosslingual.jsonl",  # English over Korean documents and the reverse
+    "ko_absent": "absent_questions.jsonl",  # facts no document holds: any answer is false
+}
+
+
+# The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
+KB_NAMES = {name: "answers-ko" for name in KO_FILES} | {
+    "hotpot": "set-hotpotqa_200",
+    "allganize": "set-allganize_rag_ko",
+}
+
+
+def ko_set(name: str = "ko") -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
     docs = {p.name: (p.name, p.read_text()) for p in sorted(KO_DIR.glob("*.md"))}
     docs.pop("README.md", None)
-    questions = [json.loads(line) for line in (KO_DIR / "qa_answers.jsonl").open()]
+    questions = [json.loads(line) for line in (KO_DIR / KO_FILES[name]).open()]
     for q in questions:
-        q["golds"] = [q["answer"], *q.get("aliases", [])]
-        q["gold_docs"] = [q["doc"]]
+        q["golds"] = [q["answer"], *q.get("aliases", [])] if "answer" in q else []
+        q["gold_docs"] = [q["doc"]] if "doc" in q else []
     return docs, questions
 
 
@@ -91,8 +111,8 @@ def beir_set(path: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any
 
 
 def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
-    if name == "ko":
-        return ko_set()
+    if name in KO_FILES:
+        return ko_set(name)
     if name == "hotpot":
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json")
     if name == "allganize":
@@ -211,6 +231,11 @@ def score(
     lead_doc = (
         files.get(passages[cited["n"]]["doc_id"]) if cited and cited["n"] in passages else None
     )
+    cited_docs = {
+        files.get(passages[c["n"]]["doc_id"])
+        for c in events.get("end", {}).get("citations", [])
+        if c["n"] in passages
+    }
     return {
         "id": question.get("id"),
         "question": question["question"],
@@ -221,17 +246,25 @@ def score(
         "gold_first": first in question["gold_docs"],
         "lead_from_gold": lead_doc in question["gold_docs"] if lead_doc else False,
         "not_found": said_none or not exists,
+        "says_absent": any(p in answer for p in ABSENT),
+        "cites_docs": set(question["docs"]) <= cited_docs if question.get("docs") else None,
+        "split": question.get("split"),
         "disagree": exists == said_none,
         "length": len(answer),
         "exists": exists,
         "passages": list(passages.values()),  # to re-read offline (tuning the reader)
         "plan_query": events.get("search_plan", {}).get("plan", {}).get("query"),
         "steps": len(events.get("steps", [])),
+        "step_reads": [  # each step's query and the name it read (why a chain went wrong)
+            [s.get("query"), (s.get("answer") or {}).get("text"), s.get("adaptive", False)]
+            for s in events.get("steps", [])
+        ],
     }
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     graded = [r for r in rows if r["in_lead"] is not None]
+    with_docs = [r for r in rows if r.get("cites_docs") is not None]
     lengths = [r["length"] for r in rows]
     pct = lambda part, whole: round(100 * part / whole, 1) if whole else None  # noqa: E731
     return {
@@ -243,6 +276,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "false_not_found": sum(r["not_found"] and r["gold_first"] for r in rows),
         "not_found": sum(r["not_found"] for r in rows),
         "verdict_disagreements": sum(r["disagree"] for r in rows),
+        "says_absent": sum(r.get("says_absent", False) for r in rows),
+        "answered": sum(not r["not_found"] and not r.get("says_absent") for r in rows),
+        "cites_all_docs_pct": pct(sum(r["cites_docs"] for r in with_docs), len(with_docs)),
         "mean_chars": round(statistics.fmean(lengths), 1) if lengths else None,
         "median_chars": statistics.median(lengths) if lengths else None,
     }
@@ -275,12 +311,18 @@ def main() -> None:
                 )
                 if i % 25 == 0:
                     log(f"  {name}: {i}/{len(chosen)} {summarise(rows)}")
-            results["sets"][name] = {"summary": summarise(rows), "rows": rows}
+            splits = {
+                split: summarise([r for r in rows if r.get("split") == split])
+                for split in sorted({r["split"] for r in rows if r.get("split")})
+            }
+            results["sets"][name] = {"summary": summarise(rows), "splits": splits, "rows": rows}
             log(f"{name}: {results['sets'][name]['summary']}")
     path = write_json(RESULTS_DIR / f"answers-{args.label}.json", results)
     log(f"wrote {path}")
     for name, result in results["sets"].items():
         print(name, json.dumps(result["summary"], ensure_ascii=False))
+        for split, summary in result["splits"].items():
+            print(f"  {split}", json.dumps(summary, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -406,10 +406,10 @@ class AskService:
         passages: list[Passage],
         readable: list[KnowledgeBase],
     ) -> str:
-        """A chain's extractive answer: the bridge steps' sentences, then the answer reader's
-        reading of the last step's query (it names the bridge: "What is the population of
-        Nelson?") over every step's passages; an adaptive chain's last query is only search
-        words, so the question is read instead."""
+        """A chain's extractive answer: the answer reader's reading of the last step's query
+        (it names the bridge: "What is the population of Nelson?") over every step's passages,
+        then the bridge steps' sentences it does not hold already; an adaptive chain's last
+        query is only search words, so the question is read instead."""
         steps = _answer_steps(outcome.results, plan.answer_from)
         if not steps:
             return self._extractive(question, plan, passages, readable)
@@ -420,8 +420,9 @@ class AskService:
         final = self._extractive(asked, unscoped, passages, readable)
         if not final:
             final = step_answer_text(steps[-1:], passages)
-        bridges = step_answer_text(steps[:-1], passages)
-        return " ".join(p for p in (bridges, final) if p) or self._extractive(
+        # The answer leads (issue 24); the bridge steps' sentences follow it, each once.
+        bridges = step_answer_text(steps[:-1], passages, written=final)
+        return " ".join(p for p in (final, bridges) if p) or self._extractive(
             question, plan, passages, readable
         )
 

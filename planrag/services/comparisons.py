@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from planrag.services.answers import Passage, is_korean
+from planrag.services.commonalities import read_commonality
 from planrag.services.passage_text import body_sentences
 from planrag.services.reader import Reader
 from planrag.services.reader_signals import sentence_key
@@ -69,6 +70,8 @@ def shaped_reading(reader: Reader, question: str, passages: Sequence[Passage]) -
     if verdict is not None:
         return read_verdict(reader, question, passages, verdict)
     common = shared(question)
+    if common is not None and is_korean(question):  # 공통점 / 차이점
+        return read_commonality(question, passages, common)
     if common is not None:
         return read_shared(reader, question, passages, common)
     return None

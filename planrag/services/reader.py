@@ -43,6 +43,7 @@ from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
+    FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
     confidence,
@@ -93,7 +94,7 @@ class Reader:
         cross_lingual_min: float = CROSS_LINGUAL_MIN,
     ) -> None:
         self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
-        self._generic = generic_terms(self._tokenizer)
+        self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
         self._floor = floor
         self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
         self._cross_min = cross_lingual_min
@@ -137,12 +138,22 @@ class Reader:
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        held = terms & set(self._tokenizer.tokenize(text))
-        unread = {t for t in terms - held if len(t) >= 2 and is_korean(t)}
-        if unread:  # Kiwi reads a word by its context: "내선 2040으로" as 내 + 서 + ㄴ
-            words = (*self._tokenizer.user_words, *unread)
-            held |= unread & set(LexicalTokenizer(words).tokenize(text))
-        return len(held) / len(terms)
+        return len(self.held(terms, [text])[0]) / len(terms)
+
+    def held(self, terms: set[str], texts: Sequence[str]) -> list[set[str]]:
+        """The terms each text holds. A Korean term Kiwi read differently in a text is looked
+        for again with the terms given to Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ,
+        "동해캐피털" as 동해 + 캐피털 in one sentence and whole in another)."""
+        found = [terms & set(self._tokenizer.tokenize(text)) for text in texts]
+        missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
+        unread = set().union(*missing)
+        if not unread:
+            return found
+        again = LexicalTokenizer((*self._tokenizer.user_words, *sorted(unread)))
+        return [
+            held | (gone & set(again.tokenize(text))) if gone else held
+            for held, gone, text in zip(found, missing, texts, strict=True)
+        ]
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""

@@ -125,10 +125,11 @@ def step_result(
     return StepResult(record=record, passages=passages)
 
 
-def step_answer_text(results: list[StepResult], merged: list[Passage]) -> str:
-    """The extractive answer of a chain: each step's sentence, cited with its merged number."""
+def step_answer_text(results: list[StepResult], merged: list[Passage], written: str = "") -> str:
+    """The extractive answer of a chain: each step's sentence, cited with its merged number,
+    unless `written` (the answer's text so far) or an earlier step holds it already."""
     number = {p.chunk_id: p.n for p in merged}
-    parts: list[str] = []
+    parts: list[str] = [written] if written else []
     for result in results:
         answer = result.record.answer
         if answer is None:
@@ -137,4 +138,4 @@ def step_answer_text(results: list[StepResult], merged: list[Passage]) -> str:
         n = number.get(chunk or "")
         if n is not None and answer.sentence not in " ".join(parts):
             parts.append(f"{answer.sentence} [{n}]")
-    return " ".join(parts)
+    return " ".join(parts[1:] if written else parts)

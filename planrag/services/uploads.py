@@ -2,7 +2,9 @@
 
 Every file of a request is checked (count, size, empty or blank) and its metadata read (a
 Markdown file's front matter over the request's) before anything is stored, so a bad file
-refuses the request and loses nothing.
+refuses the request and loses nothing. A file that is not text at all (bytes no encoding reads,
+named .md or .txt) passes: its indexing marks that document `error` with the reason, as a
+broken PDF's does, and the request's other files are indexed.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ def blank_text(item: UploadItem, file_type: FileType) -> bool:
     if file_type not in ("txt", "md") or item.size > BLANK_CHECK_MAX_BYTES:
         return False
     data = item.path.read_bytes() if item.path is not None else item.data
-    return not clean_text(decode_text(data)).strip()
+    try:
+        return not clean_text(decode_text(data)).strip()
+    except ParseError:  # not text at all: not blank, its indexing fails with the reason
+        return False
 
 
 class UploadItem(BaseModel):
@@ -69,7 +74,11 @@ def file_metadata(
             head = stream.read(HEAD_BYTES)
     else:
         head = item.data[:HEAD_BYTES]
-    return with_front_matter(_decode_head(head), metadata or DocumentMetadata(), item.filename)
+    try:
+        text = _decode_head(head)
+    except ParseError:  # not text: indexing marks the document `error` with the reason
+        return metadata
+    return with_front_matter(text, metadata or DocumentMetadata(), item.filename)
 
 
 def _decode_head(head: bytes) -> str:

@@ -40,6 +40,7 @@ class Shared:
     """A question asking what two named subjects have in common."""
 
     subjects: tuple[str, str]
+    differ: bool = False  # "차이점": where they differ, not what they share
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,8 @@ def shared(question: str) -> Shared | None:
     both …?" too)."""
     if comparison(question) is not None or _EN_AUXILIARY.search(question):
         return None
+    if any("가" <= c <= "힣" for c in question):
+        return _korean_shared(question)
     if not (_EN_SHARED.search(question) and _EN_ASKING.search(question)):
         return None
     for joint in re.finditer(r"\s+and\s+", question):
@@ -277,6 +280,39 @@ def shared(question: str) -> Shared | None:
         if first and second and first.casefold() != second.casefold():
             return Shared((first, second))
     return None
+
+
+# "공통점", "차이점"; "같은 점", "다른 점", "어떤 점이 같나": what is asked of the pair.
+_KO_SHARED_NOUNS = {"공통점": False, "공통": False, "차이점": True, "차이": True}
+_KO_POINT_WORDS = {"같": False, "비슷하": False, "닮": False, "다르": True, "다른": True}
+
+
+def _korean_shared(question: str) -> Shared | None:
+    """ "A와 B의 공통점은?", "A와 B는 어떤 점이 같나?", "A와 B의 차이점은?" → (A, B)."""
+    tokens = get_kiwi().tokenize(question)
+    differ = None
+    at = 0
+    for i, token in enumerate(tokens):
+        if token.tag.startswith("NN") and token.form in _KO_SHARED_NOUNS:
+            differ, at = _KO_SHARED_NOUNS[token.form], i
+            break
+        if token.form == "점" and token.tag == "NNG":
+            near = [t.form for t in tokens[max(i - 2, 0) : i + 3]]
+            word = next((w for w in near if w in _KO_POINT_WORDS), None)
+            if word is not None:
+                differ, at = _KO_POINT_WORDS[word], i
+                break
+    if differ is None:
+        return None
+    join = next((t for t in tokens[:at] if t.tag == "JC"), None)
+    if join is None:
+        return None
+    end = next(
+        (t for t in tokens[:at] if t.start > join.start and t.tag in ("JKG", "JX", "JKS")), None
+    )
+    first = question[_phrase_start(question, join.start) : join.start].strip()
+    second = question[join.start + join.len : end.start if end else tokens[at].start].strip()
+    return Shared((first, second), differ) if first and second else None
 
 
 def _last_name_run(text: str) -> str:

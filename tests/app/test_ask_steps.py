@@ -76,6 +76,8 @@ def test_a_chain_question_runs_its_steps_and_cites_every_step(plain: Served) -> 
     # The answer cites a passage of each step: the bridge's document and the answer's.
     text = answer_text(stream)
     assert "문태호" in text and "한결대학교" in text
+    # It leads with the answer (up to its first citation), the bridge steps' sentences after.
+    assert "문태호" in text[: text.index("[")]
     end = data(stream, "end")
     assert end["answer_source"] == "extractive" and "steps_stopped" not in end
     cited = {c["doc_id"] for c in end["citations"]}

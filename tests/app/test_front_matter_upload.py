@@ -59,3 +59,24 @@ def test_a_thematic_break_is_not_front_matter(client: TestClient) -> None:
     wait_for_documents(client, kb["id"])
     chunks = client.get(f"/api/knowledge-bases/{kb['id']}/documents/{doc['id']}/chunks").json()
     assert "머리글이 없다" in chunks[0]["text"]
+
+
+def test_a_markdown_file_that_is_not_text_fails_alone(client: TestClient) -> None:
+    """Bytes no text encoding reads, named .md: that document ends `error` with the reason, as a
+    broken PDF does; the batch's other files are indexed (the front matter read refused all)."""
+    kb = create_kb(client, "hr-binary")
+    binary = bytes(range(128, 256)) * 40
+    response = upload(
+        client,
+        kb["id"],
+        ("fine.md", "# 규정\n\n연차는 15일이다.\n".encode()),
+        ("broken.md", binary),
+    )
+    assert response.status_code == 202, response.text
+    wait_for_documents(client, kb["id"])
+    docs = {
+        d["filename"]: d for d in client.get(f"/api/knowledge-bases/{kb['id']}/documents").json()
+    }
+    assert docs["fine.md"]["status"] == "completed"
+    assert docs["broken.md"]["status"] == "error"
+    assert "decode" in docs["broken.md"]["error"]

@@ -21,7 +21,7 @@ from planrag.services.adaptive_steps import (
 )
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages, StepAnswer
-from planrag.services.step_execution import step_result
+from planrag.services.step_execution import step_answer_text, step_result
 from planrag.services.step_reader import StepReader
 
 FILM = (
@@ -184,3 +184,18 @@ def test_a_section_heading_in_the_question_is_no_entity_page() -> None:
         "What equipment does the company lend to employees working remotely?", [section]
     )
     assert entity_pages(QUESTION, [passage(1, FILM)])  # a name the question holds
+
+
+def test_a_chains_bridge_sentences_follow_the_answer_once() -> None:
+    """The chain's answer leads; each bridge step's sentence follows unless the answer holds it
+    already (the reader's final reading often cites the bridge sentence as its support)."""
+    reader = StepReader()
+    first = first_search(QUESTION, [FILM, OTHER], reader)
+    assert first.record.answer is not None
+    bridge = first.record.answer.sentence
+    merged = first.passages
+    alone = step_answer_text([first], merged)
+    assert alone == f"{bridge} [1]"
+    final = "Victor Hale (born 3 May 1961) is an English actor and painter. [2]"
+    assert step_answer_text([first], merged, written=final) == f"{bridge} [1]"
+    assert step_answer_text([first], merged, written=f"{final} {bridge} [1]") == ""
