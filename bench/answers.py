@@ -255,6 +255,10 @@ def score(
         "passages": list(passages.values()),  # to re-read offline (tuning the reader)
         "plan_query": events.get("search_plan", {}).get("plan", {}).get("query"),
         "steps": len(events.get("steps", [])),
+        "step_reads": [  # each step's query and the name it read (why a chain went wrong)
+            [s.get("query"), (s.get("answer") or {}).get("text"), s.get("adaptive", False)]
+            for s in events.get("steps", [])
+        ],
     }
 
 

@@ -22,7 +22,9 @@ Korean term Kiwi read differently in the passage is looked for again with the qu
 given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
 when question and passage are in different languages (an English question over Korean
 documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
-overlap across languages, so they are not asked to. When no passage passes on words, one in the
+overlap across languages, so they are not asked to (`cross_floors`: each knowledge base's
+calibrated floor per direction, what unrelated questions of the question's script reach among
+its passages; `cross_lingual_min` where a KB has none). When no passage passes on words, one in the
 question's language passes with an e5 similarity of at least `SAME_LANGUAGE_MIN` (Kiwi can read
 one name two ways). Term overlap weighs each question term by its rarity among the sentences
 read (a smoothed idf).
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -43,6 +45,7 @@ from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
+    FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
     across,
@@ -96,12 +99,14 @@ class Reader:
         floor: float = 0.5,
         embedder: Embedder | None = None,
         cross_lingual_min: float = CROSS_LINGUAL_MIN,
+        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
         self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
-        self._generic = generic_terms(self._tokenizer)
+        self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
         self._floor = floor
         self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
         self._cross_min = cross_lingual_min
+        self._cross_floors = cross_floors or {}
 
     # ------------------------------------------------------------------ the question
 
@@ -142,12 +147,22 @@ class Reader:
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        held = terms & set(self._tokenizer.tokenize(text))
-        unread = {t for t in terms - held if len(t) >= 2 and is_korean(t)}
-        if unread:  # Kiwi reads a word by its context: "내선 2040으로" as 내 + 서 + ㄴ
-            words = (*self._tokenizer.user_words, *unread)
-            held |= unread & set(LexicalTokenizer(words).tokenize(text))
-        return len(held) / len(terms)
+        return len(self.held(terms, [text])[0]) / len(terms)
+
+    def held(self, terms: set[str], texts: Sequence[str]) -> list[set[str]]:
+        """The terms each text holds. A Korean term Kiwi read differently in a text is looked
+        for again with the terms given to Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ,
+        "동해캐피털" as 동해 + 캐피털 in one sentence and whole in another)."""
+        found = [terms & set(self._tokenizer.tokenize(text)) for text in texts]
+        missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
+        unread = set().union(*missing)
+        if not unread:
+            return found
+        again = LexicalTokenizer((*self._tokenizer.user_words, *sorted(unread)))
+        return [
+            held | (gone & set(again.tokenize(text))) if gone else held
+            for held, gone, text in zip(found, missing, texts, strict=True)
+        ]
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""
@@ -160,8 +175,18 @@ class Reader:
         return [
             p.n
             for p, sim in zip(shown, sims, strict=True)
-            if sim >= (self._cross_min if _crosses(question, p) else SAME_LANGUAGE_MIN)
+            if sim >= self.similarity_floor(question, p)
         ]
+
+    def similarity_floor(self, question: str, passage: Passage) -> float:
+        """The e5 similarity the passage needs to be evidence for the question: across
+        languages its knowledge base's calibrated floor for that direction (the absolute
+        `cross_lingual_min` when it has none), else SAME_LANGUAGE_MIN."""
+        if not _crosses(question, passage):
+            return SAME_LANGUAGE_MIN
+        direction = f"{_script(question)}>{_script(passage.content[:2000])}"
+        floors = self._cross_floors.get(passage.knowledge_base, {})
+        return floors.get(direction, self._cross_min)
 
     # ------------------------------------------------------------------ reading
 
@@ -388,6 +413,11 @@ _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
 def _crosses(question: str, passage: Passage) -> bool:
     """Whether question and passage are written in different languages (Hangul or not)."""
     return is_korean(question) != is_korean(passage.content[:2000])
+
+
+def _script(text: str) -> str:
+    """The calibration's name for the text's script (`FusionCalibration.evidence_floor`)."""
+    return "hangul" if is_korean(text) else "latin"
 
 
 def read(

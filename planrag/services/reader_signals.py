@@ -14,6 +14,13 @@ from planrag.text.answer_types import AnswerType
 MAX_SUPPORT = 2
 ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
 ACROSS_SPAN = 0.1  # e5 cosine below the best other-language sentence where its stand-in ends
+# English function words the search's stop list (Lucene's, shared with the index) keeps: an
+# auxiliary or an adverb says nothing of what is asked ("What actor … also had a role …"), and
+# counted as a question term it holds the evidence check's share down. As the tokenizer stems.
+FUNCTION_WORDS = frozenset(
+    ("had", "have", "done", "also", "still", "ever", "even", "just", "onc", "thus", "howev",
+     "whose", "whatev", "yet")
+)  # fmt: skip
 
 
 @dataclass

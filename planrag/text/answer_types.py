@@ -170,8 +170,20 @@ def asked_by_word(question: str) -> bool:
 
 
 def model_codes(text: str) -> set[str]:
-    """Model numbers and codes in `text`, normalised ("S 2", "s2" → "S2")."""
-    return {re.sub(r"[-\s]", "", m.group(0)).upper() for m in _MODEL_CODE.finditer(text)}
+    """Model numbers and codes in `text`, normalised ("S 2", "s2" → "S2"). Letters a space
+    parts from the number are a code only in capitals ("S 2", "KF 21") or in Korean text ("s
+    3"): in English prose they are a word ("a 2014 film", "at the 1995 ceremony", "The 1990s")."""
+    hangul = _has_hangul(text)
+    return {
+        re.sub(r"[-\s]", "", m.group(0)).upper()
+        for m in _MODEL_CODE.finditer(text)
+        if hangul or not _spaced_word(m.group(0))
+    }
+
+
+def _spaced_word(code: str) -> bool:
+    letters, _, rest = code.partition(" ")
+    return bool(rest) and letters.isalpha() and not letters.isupper()
 
 
 def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:

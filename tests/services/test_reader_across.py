@@ -23,8 +23,13 @@ def passages(*names: str) -> list[Passage]:
         text = (KO / name).read_text()
         found.append(
             Passage(
-                n=n, chunk_id=f"c{n}", doc_id=name, knowledge_base="kb", score=1.0 / n,
-                title=text.splitlines()[0].lstrip("# "), content=text,
+                n=n,
+                chunk_id=f"c{n}",
+                doc_id=name,
+                knowledge_base="kb",
+                score=1.0 / n,
+                title=text.splitlines()[0].lstrip("# "),
+                content=text,
             )  # fmt: skip
         )
     return found
