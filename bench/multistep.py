@@ -7,7 +7,8 @@ steps to single-hop questions.
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
-    the questions the rule planner or the adaptive step may give steps)
+    the questions the rule planner or the adaptive step may give steps; --reuse FILE: a question
+    the multi-step side runs no step for takes that file's one-step row)
 
 Per question: all-gold recall@10 (every supporting document among the 10 passages the answer is
 given: the merged passages of every step for multi-step, the search's for one step) and answer
@@ -38,11 +39,13 @@ from planrag.core.settings import E5_MODEL, EmbeddingSettings, Settings  # noqa:
 from planrag.core.types import DocumentStatus, KnowledgeBase  # noqa: E402
 from planrag.planner.chains import chain_steps, may_chain  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
-from planrag.services.ask import AskService  # noqa: E402
+from planrag.services.adaptive_steps import plan_adaptive  # noqa: E402
+from planrag.services.ask import AskService, graph_path  # noqa: E402
 from planrag.services.ask_events import ContextEvent, EndEvent, SearchPlanEvent, StepEvent  # noqa: E402
 from planrag.services.ask_requests import AskRequest  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
+from planrag.services.step_reader import StepReader  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
 DEPTH = 10
@@ -83,6 +86,27 @@ def ask(asking: AskService, kb: KnowledgeBase, question: str) -> dict[str, Any]:
     return found
 
 
+def steps_may_run(asking: AskService, kb: KnowledgeBase, question: str) -> bool:
+    """Whether the ask would run steps (planned, or the adaptive step): the plan, the first
+    search and the adaptive step's decision, as `AskService` makes them. Without steps the
+    multi-step side runs the one-step side's code, so `--reuse` copies its row."""
+    request = AskRequest(question=question, knowledge_bases=[kb.name])
+    plan = asking._planner.plan(question, asking.scope(request, [kb]), None).plan
+    if plan.steps:
+        return True
+    if plan.mode == "direct" or not asking._may_adapt(plan, question):
+        return False
+    passages, stages = asking._executor.execute(
+        plan, question, {kb.name: kb}, asking._owners.restriction([kb], None)
+    )
+    if graph_path(stages, passages) is not None:
+        return False
+    reader = StepReader()
+    return (
+        plan_adaptive(question, reader, plan, (passages, stages), may_chain(question)) is not None
+    )
+
+
 def fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
@@ -116,6 +140,7 @@ def compare(
     doc_key: Any,
     out: Path,
     names: tuple[str, ...] = SIDES,
+    reuse: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     steps = {"one-step": 1, "multi-step": 4}
     sides = {name: service(runtime, steps[name]) for name in names}
@@ -124,6 +149,10 @@ def compare(
     for i, case in enumerate(cases, start=1):
         row: dict[str, Any] = {"id": case["id"], "question": case["question"]}
         for name, asking in sides.items():
+            earlier = (reuse or {}).get(case["id"])
+            if name == "multi-step" and earlier and not steps_may_run(asking, kb, case["question"]):
+                row[name] = {**earlier["one-step"], "reused": True}  # the same code path
+                continue
             found = ask(asking, kb, case["question"])
             row[name] = score(found, set(case["docs"]), case["answer"], doc_key, case.get("bridge"))
             if name == "multi-step":
@@ -189,7 +218,12 @@ def run_ko(
 
 
 def run_hotpot(
-    runtime: Runtime, limit: int | None, sides: tuple[str, ...], out: Path, gated: bool = False
+    runtime: Runtime,
+    limit: int | None,
+    sides: tuple[str, ...],
+    out: Path,
+    gated: bool = False,
+    reuse: dict[str, Any] | None = None,
 ) -> None:
     """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
     data = json.loads(all_datasets()["hotpotqa_200"].read_text())
@@ -206,7 +240,7 @@ def run_hotpot(
     if gated:  # the others run the same code on both sides (no rule steps, no adaptive gate)
         cases = [c for c in cases if may_chain(c["question"])]
     print(f"{len(cases)} questions, {len(docs)} paragraphs in the KB", flush=True)
-    print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out, sides), indent=1))
+    print(json.dumps(compare(runtime, kb, cases, corpus_id.get, out, sides, reuse), indent=1))
 
 
 def run_singlehop() -> None:
@@ -251,6 +285,13 @@ def main() -> None:
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="a copy of the shared e5 ingestion (hotpot)"
     )
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        default=None,
+        help="hotpot: an earlier result file with one-step rows; a question the multi-step side "
+        "would run no step for (planned or adaptive) takes its one-step row (the same code path)",
+    )
     args = parser.parse_args()
     if args.what == "singlehop":
         run_singlehop()
@@ -280,7 +321,10 @@ def main() -> None:
             )
         )
     try:
-        run_hotpot(runtime, args.limit, sides, out, args.gated)
+        reuse = None
+        if args.reuse is not None:
+            reuse = {r["id"]: r for r in json.loads(args.reuse.read_text())["rows"]}
+        run_hotpot(runtime, args.limit, sides, out, args.gated, reuse)
     finally:
         runtime.close()
 

@@ -26,9 +26,10 @@ from planrag.llm.chat import ChatClient
 from planrag.llm.e5 import is_e5
 from planrag.planner import chains
 from planrag.planner.planner import DocumentCounter, Planner
-from planrag.planner.schema import FollowUp, PlanEnvelope, PlanStep, SearchPlan
+from planrag.planner.schema import FollowUp, PlanEnvelope, SearchPlan
 from planrag.planner.scope import KbInfo, PlanScope
 from planrag.services import answers
+from planrag.services.adaptive_steps import lookup, plan_adaptive
 from planrag.services.admission import StageAdmission
 from planrag.services.answers import Passage
 from planrag.services.ask_events import (
@@ -63,14 +64,7 @@ from planrag.services.plan_execution import PlanExecutor
 from planrag.services.retrieval import (
     RetrievalService,
 )
-from planrag.services.step_execution import (
-    StepResult,
-    StepRunner,
-    adaptive_step,
-    entity_pages,
-    step_answer_text,
-    step_result,
-)
+from planrag.services.step_execution import StepResult, StepRunner, step_answer_text
 from planrag.services.step_reader import StepReader
 from planrag.stores.catalog import Catalog
 from planrag.stores.metadata import MetadataStore
@@ -366,22 +360,17 @@ class AskService:
         kbs: dict[str, KnowledgeBase],
         readable: list[KnowledgeBase],
     ) -> StepsRequest | None:
-        """The second step when the first search's reader found a bridge but not the answer."""
-        started = time.perf_counter()
-        passages, stages = found
+        """The second step, when a second search can add (`adaptive_steps.plan_adaptive`)."""
         question = run.request.question
-        shaped = chains.may_chain(question)  # else only an entity-page lookup (IRCoT-like)
-        if not shaped and not entity_pages(question, passages):
-            return None
+        shaped = chains.may_chain(question)  # else an entity-page or a subject lookup
         reader = self._reader(plan, readable)
-        first_step = PlanStep(id="s1", query=plan.query or question)
-        answer = reader.read(first_step.query, passages, bridge=True) if passages else None
-        first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
-        second = adaptive_step(question, reader, first, shaped)
-        if second is None:
+        adaptive = plan_adaptive(question, reader, plan, found, shaped)
+        if adaptive is None:
             return None
         request = self._steps_request(run, plan, readable)
-        request.steps, request.first, request.reader = [first_step, second], first, reader
+        second = adaptive.second
+        request.steps, request.first = [adaptive.step, second.step], adaptive.first
+        request.reader, request.lookup = reader, lookup if second.lookup else None
         return request
 
     async def _chain_stage(
@@ -572,7 +561,8 @@ class AskService:
                 except PlanragError as exc:
                     log.warning("reading without e5: %s", exc.message)
                 break
-        return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min)
+        floors = {kb.name: kb.calibration.evidence_floor for kb in chosen if kb.calibration}
+        return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min, floors)
 
     def _exists(
         self,

@@ -15,7 +15,7 @@ from planrag.services.admission import StageAdmission
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages, StepEvent, StepStop
 from planrag.services.ownership import Restriction
-from planrag.services.step_execution import StepResult, StepRunner
+from planrag.services.step_execution import Lookup, StepResult, StepRunner
 from planrag.services.step_reader import StepReader
 
 
@@ -42,6 +42,7 @@ class StepsRequest:
     reader: StepReader
     steps: list[PlanStep]
     first: StepResult | None = None  # the adaptive case: s1 is the search already run
+    lookup: Lookup | None = None  # the adaptive step looks names up
 
 
 class AskSteps:
@@ -73,6 +74,7 @@ class AskSteps:
                         request.restriction,
                         request.reader,
                         adaptive=request.first is not None,
+                        lookup=request.lookup if step.id != "s1" else None,
                     )
                 )
             outcome.results.append(result)

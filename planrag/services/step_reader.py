@@ -11,7 +11,6 @@ question (the adaptive step: a bridge found, the answer not).
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 
 from planrag.core.errors import PlanragError
@@ -23,8 +22,14 @@ from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
 from planrag.text.answer_types import typed_spans
 from planrag.text.entities import HANGUL, find_mentions, normalize
-from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import MAYBE_PERSON, typed_names
+from planrag.text.sentence_names import (
+    candidates,
+    clause_verb,
+    ordered_names,
+    plain_words,
+    refers_back,
+)
 from planrag.text.step_types import (
     ANY,
     DATE,
@@ -47,12 +52,6 @@ HEADED_BONUS = 1.0
 HEAD_WORD_BONUS = 0.5  # the sentence writes the query's head noun (a role: "대표이사는")
 EARLIER_BONUS = 1.0  # a sentence about the earlier step's answer the query was filled with
 CONTEXT_WEIGHT = 0.5  # the previous sentence's terms, for a sentence that refers back to it
-_BACK_KO = frozenset(("이", "그", "해당", "동", "위", "이런", "그런"))
-_BACK_EN = frozenset(
-    ("this", "these", "that", "those", "its", "it", "he", "she", "they", "his", "her", "their")
-)  # … and one naming the query's head noun ("대학교" → 한결대학교)
-_NAME_TAGS = ("NNG", "NNP", "SL", "SN", "XSN")
-_CODE = re.compile(r"[A-Za-z]{0,3}[0-9][A-Za-z0-9.-]*[.,]?")
 
 
 class StepReader:
@@ -103,7 +102,7 @@ class StepReader:
         expected = ANY if bridge else expected_type(query)
         anchors = _name_keys(query)
         verb = clause_verb(query)
-        words = set() if HANGUL.search(query) else _plain_words(query)
+        words = set() if HANGUL.search(query) else plain_words(query)
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
             previous = 0
@@ -130,8 +129,8 @@ class StepReader:
                 if not typed and not names:
                     continue
                 typed, names = (
-                    _ordered(typed, sentence, verb, words),
-                    _ordered(names, sentence, verb, words),
+                    ordered_names(typed, sentence, verb, words),
+                    ordered_names(names, sentence, verb, words),
                 )
                 headed = [n for n in [*typed, *names] if head and head.casefold() in n.casefold()]
                 typed_headed = [n for n in typed if n in headed]
@@ -199,36 +198,10 @@ class StepReader:
         return StepAnswer(text=text, sentence=text, passage=holder.n, source="llm")
 
 
-def candidates(sentence: str) -> list[str]:
-    """Names a sentence holds, best first: Latin capitalised spans; Korean words whose nouns
-    Kiwi finds, particles cut at Kiwi's morpheme boundary ("박지은 CTO가" → 박지은,
-    "한결대학교 컴퓨터공학과를" → 한결대학교, 컴퓨터공학과), with a following model code
-    ("누리봇 S2"); proper nouns and predicate nominals ("대표는 이서준이다": Kiwi may not know
-    the name) first, then compounds ("자율주행팀"); another lone common noun is no name."""
-    if not HANGUL.search(sentence):  # a possessive is not part of the name ("Clement Attlee's")
-        return [re.sub(r"['’]s$", "", m.name) for m in find_mentions(sentence)]
-    proper: list[str] = []
-    compound: list[str] = []
-    tokens = get_kiwi().tokenize(sentence)
-    words = [(m.start(), m.end()) for m in re.finditer(r"[^\s()\[\]{}<>「」『』\"“”]+", sentence)]
-    for k, (start, end) in enumerate(words):
-        inside = [t for t in tokens if start <= t.start < end]
-        nouns = [t for t in inside if t.tag in _NAME_TAGS]
-        if not nouns:
-            continue
-        stop = max(t.start + t.len for t in nouns)
-        if any(t.tag in _NAME_TAGS for t in inside[1:]) or inside[0].tag in _NAME_TAGS:
-            name = sentence[start:stop]
-            if k + 1 < len(words) and _CODE.fullmatch(sentence[slice(*words[k + 1])]):
-                name += " " + sentence[slice(*words[k + 1])].rstrip(".,")
-            if name.replace(",", "").isdigit():
-                continue
-            predicate = any(t.tag == "VCP" for t in inside)  # "대표는 이서준이다"
-            if predicate or any(t.tag in ("NNP", "SL") for t in nouns):
-                proper.append(name)
-            elif len(nouns) > 1 or len(inside) > len(nouns) and inside[0].tag not in _NAME_TAGS:
-                compound.append(name)
-    return list(dict.fromkeys([*proper, *compound]))
+def added_names(query: str, sentence: str) -> list[str]:
+    """The names a sentence holds that the query does not, in order."""
+    asked = _keys(query)
+    return [n for n in candidates(sentence) if len(n) >= 2 and not _asked(n, asked)]
 
 
 def typed_answers(sentence: str, expected: StepType) -> list[str]:
@@ -248,125 +221,6 @@ def typed_answers(sentence: str, expected: StepType) -> list[str]:
     if expected.kind == PERSON:
         names += [s.text for s in typed_spans(sentence, "person")]
     return [n for n in dict.fromkeys(names) if len(n) >= 2]
-
-
-def clause_verb(query: str) -> str | None:
-    """The verb of the relative clause a Korean query ends in ("…창업 전에 일한 회사" → 일,
-    "…세운 회사" → 세우); None for English or a query without one."""
-    if not HANGUL.search(query):
-        return None
-    tokens = get_kiwi().tokenize(query)
-    for k in range(len(tokens) - 1, 0, -1):
-        if tokens[k].tag != "ETM":
-            continue
-        before = tokens[k - 1]
-        if before.tag in ("XSV", "XSA") and k >= 2 and tokens[k - 2].tag == "NNG":
-            return str(tokens[k - 2].form)
-        return str(before.form) if before.tag.startswith(("VV", "VA")) else None
-    return None
-
-
-def by_verb(names: list[str], sentence: str, verb: str) -> list[str]:
-    """The names ordered by how closely they precede the verb in the sentence (a Korean
-    argument comes before its verb: "누리테크를 창업하기 전 한빛로보틱스에서 … 일했다" →
-    한빛로보틱스 first for "일한"); unchanged when the sentence lacks the verb."""
-    if len(names) < 2:
-        return names
-    at = [
-        t.start
-        for t in get_kiwi().tokenize(sentence)
-        if t.form == verb and t.tag.startswith(("VV", "VA", "NNG"))
-    ]
-    if not at:
-        return names
-
-    def gap(name: str) -> int:
-        start = sentence.find(name)
-        if start < 0:
-            return 10**6
-        gaps = [v - start - len(name) for v in at if v >= start + len(name)]
-        return min(gaps) if gaps else 10**5
-
-    return sorted(names, key=gap)
-
-
-def _ordered(names: list[str], sentence: str, verb: str | None, words: set[str]) -> list[str]:
-    """ "…에서 일한 회사": the name arguing the clause's verb first; "… part of a series": the
-    name right after a query word first ("… and part of the Time Quintet")."""
-    if verb:
-        return by_verb(names, sentence, verb)
-    return by_anchor(names, sentence, words) if words else names
-
-
-def _plain_words(query: str) -> set[str]:
-    """An English query's lower-case content words (not names: "part", "series", "led")."""
-    return {w for w in re.findall(r"\b[a-z]{3,}\b", query) if w not in _EN_STOP}
-
-
-_EN_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "how",
-        "was",
-        "were",
-        "are",
-        "is",
-        "has",
-        "have",
-        "had",
-        "that",
-        "this",
-        "from",
-        "into",
-        "his",
-        "her",
-        "its",
-        "their",
-        "been",
-        "did",
-        "does",
-    ]
-)
-
-
-def by_anchor(names: list[str], sentence: str, words: set[str]) -> list[str]:
-    """The names ordered by how closely a word of the query precedes them in the sentence
-    ("It is a companion book to "A Wrinkle in Time", and part of the Time Quintet" → Time
-    Quintet first for "… is part of a series"); unchanged when no query word is there."""
-    if len(names) < 2:
-        return names
-    ends = [m.end() for m in re.finditer(r"\b[a-z]{3,}\b", sentence) if m.group() in words]
-    if not ends:
-        return names
-
-    def gap(name: str) -> int:
-        start = sentence.find(name)
-        gaps = [start - e for e in ends if 0 <= e <= start]
-        return min(gaps) if start >= 0 and gaps else 10**5
-
-    return sorted(names, key=gap)
-
-
-def refers_back(sentence: str) -> bool:
-    """The sentence opens with a demonstrative or a pronoun ("이 투자는", "Its chief …"): its
-    subject is named in the sentence before."""
-    words = sentence.split()
-    if not words:
-        return False
-    if not HANGUL.search(sentence):
-        return words[0].casefold() in _BACK_EN
-    first = get_kiwi().tokenize(sentence)[:1]
-    return bool(first) and first[0].tag == "MM" and first[0].form in _BACK_KO
 
 
 def _name_keys(text: str) -> set[str]:

@@ -1,22 +1,27 @@
-"""The adaptive step (services/step_execution.py): on a KB of entity pages (an encyclopedia),
-the entity the first search's reader names whose own page is not among the hits is looked up
-by name (IRCoT-like); a KB without entity pages keeps the session-8 rule (a chain-shaped
-question missing a few words). Invented texts."""
+"""The adaptive step (services/adaptive_steps.py): a second search only when it can add. On a KB
+of entity pages (an encyclopedia), the names the first hop reads whose own pages are not among
+the hits are looked up by name (IRCoT-like); a comparison or a yes/no question whose subjects'
+passages are all there, or a question one passage fully holds, gets no step and no step read;
+a KB without entity pages keeps the session-8 rule (a chain-shaped question missing a few
+words). Invented texts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from planrag.planner.schema import PlanStep, SearchPlan
-from planrag.services.answers import Passage
-from planrag.services.ask_events import SearchStages
-from planrag.services.step_execution import (
+from planrag.services.adaptive_steps import (
     adaptive_step,
     entity_pages,
     heading,
     looked_up,
+    lookup,
     own_passage,
-    step_answer_text,
-    step_result,
+    plan_adaptive,
 )
+from planrag.services.answers import Passage
+from planrag.services.ask_events import SearchStages, StepAnswer
+from planrag.services.step_execution import step_answer_text, step_result
 from planrag.services.step_reader import StepReader
 
 FILM = (
@@ -26,6 +31,26 @@ FILM = (
 ACTOR = "Victor Hale\n\nVictor Hale (born 3 May 1961) is an English actor and painter."
 OTHER = "Tom Brandt\n\nTom Brandt (born 1950) is an American actor known for westerns."
 QUESTION = "Which English actor starred in the 2004 film The Glass Orchard alongside Lena Moor?"
+DORA = "Dora Lake\n\nDora Lake is a glacial lake in Norway, formed in 1850."
+ELM = "Elm Pond\n\nElm Pond is a shallow pond in Ohio, dug in 1902."
+
+
+class CountingReader(StepReader):
+    """Counts step reads: each costs an LLM call when one is configured."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def read(
+        self,
+        query: str,
+        passages: list[Passage],
+        bridge: bool = False,
+        earlier: Sequence[str] = (),
+    ) -> StepAnswer | None:
+        self.reads += 1
+        return super().read(query, passages, bridge, earlier)
 
 
 def passage(n: int, content: str) -> Passage:
@@ -33,8 +58,17 @@ def passage(n: int, content: str) -> Passage:
                    content=content)  # fmt: skip
 
 
+def hits(*contents: str) -> list[Passage]:
+    return [passage(i, c) for i, c in enumerate(contents, start=1)]
+
+
+def adapt(question: str, contents: list[str], reader: StepReader, shaped: bool = False):  # type: ignore[no-untyped-def]
+    plan = SearchPlan(query=question)  # type: ignore[call-arg]
+    return plan_adaptive(question, reader, plan, (hits(*contents), SearchStages()), shaped)
+
+
 def first_search(question: str, contents: list[str], reader: StepReader):  # type: ignore[no-untyped-def]
-    found = [passage(i, c) for i, c in enumerate(contents, start=1)]
+    found = hits(*contents)
     step = PlanStep(id="s1", query=question)
     answer = reader.read(question, found, bridge=True)
     plan = SearchPlan(query=question)  # type: ignore[call-arg]
@@ -46,15 +80,19 @@ def test_a_heading_names_an_entity_page() -> None:
     assert heading(passage(1, "# 한빛로보틱스 회사 소개\n\n본문")) == "한빛로보틱스 회사 소개"
     assert own_passage("Victor Hale", passage(1, ACTOR))
     assert not own_passage("Victor Hale", passage(1, FILM))
+    # the name read with its affiliation: the page is titled by its leading words
+    assert own_passage("Victor Hale of Leeds University", passage(1, ACTOR))
+    assert not own_passage("Victor", passage(1, ACTOR))
+    assert own_passage("John C", passage(1, "John C. Bogle\n\nJohn C. Bogle is an investor."))
 
 
 def test_the_named_entitys_missing_page_is_looked_up_by_name() -> None:
-    reader = StepReader()
-    first = first_search(QUESTION, [FILM, OTHER], reader)
-    assert entity_pages(QUESTION, first.passages)
-    assert first.record.answer is not None and first.record.answer.text == "Victor Hale"
-    second = adaptive_step(QUESTION, reader, first, chain_shaped=False)
-    assert second is not None and second.query == "{{s1.answer}}"
+    reader = CountingReader()
+    adaptive = adapt(QUESTION, [FILM, OTHER], reader)
+    assert adaptive is not None and adaptive.second.lookup
+    assert adaptive.first.record.answer is not None
+    assert adaptive.second.step.query.split("; ")[0] == "Victor Hale"
+    assert reader.reads == 1
 
 
 def test_no_lookup_when_the_page_is_there_or_the_kb_has_no_entity_pages() -> None:
@@ -68,10 +106,74 @@ def test_no_lookup_when_the_page_is_there_or_the_kb_has_no_entity_pages() -> Non
     assert adaptive_step(korean, reader, first, chain_shaped=False) is None
 
 
-def test_a_lookup_keeps_the_entitys_own_page_only() -> None:
-    hits = [passage(1, FILM), passage(2, ACTOR), passage(3, OTHER)]
-    assert [p.n for p in looked_up("Victor Hale", hits)] == [2]
-    assert [p.n for p in looked_up("Mara Quill", hits)] == [1]  # no page: the best hit
+def test_a_question_one_passage_fully_holds_gets_no_step_and_no_read() -> None:
+    """The first hop's page names the answer with every word asked: a second search adds
+    nothing (the step read would cost an LLM call for nothing)."""
+    question = "Which painter starred in the 2004 film The Glass Orchard alongside Lena Moor?"
+    page = (
+        "The Glass Orchard (2004 film)\n\nThe Glass Orchard is a 2004 film. The painter "
+        "Victor Hale starred in it alongside Lena Moor."
+    )
+    reader = CountingReader()
+    assert adapt(question, [page, OTHER], reader) is None
+    assert reader.reads == 0
+    assert adapt(QUESTION, [FILM, OTHER], CountingReader()) is not None  # "English" is missing
+
+
+def test_a_comparison_whose_subjects_are_all_there_gets_no_step() -> None:
+    reader = CountingReader()
+    assert adapt("Which is older, Dora Lake or Elm Pond?", [DORA, ELM, OTHER], reader) is None
+    assert adapt("Are Dora Lake and Elm Pond both lakes?", [ELM, DORA], reader) is None
+    assert reader.reads == 0
+    # chain-shaped or not, the rule holds (the chain rule would search "Dora Lake …" again)
+    assert adapt("Which is older, Dora Lake or Elm Pond?", [DORA, ELM], reader, True) is None
+
+
+def test_a_comparisons_missing_subject_is_looked_up_by_name() -> None:
+    reader = CountingReader()
+    adaptive = adapt("Which is older, Dora Lake or Elm Pond?", [DORA, OTHER], reader)
+    assert adaptive is not None and adaptive.second.lookup
+    assert adaptive.second.step.query == "Elm Pond"
+    assert adaptive.first.record.answer is None and reader.reads == 0  # nothing to read
+    # no entity pages (no subject's page among the hits): no lookup
+    assert adapt("Which is older, Dora Lake or Elm Pond?", [OTHER, FILM], reader) is None
+
+
+def test_the_names_of_the_first_hops_sentence_are_looked_up_too() -> None:
+    """The bridge read over every hit may come from another page ("Quiet Harbor", whose page is
+    there); the question's own entity page's sentence names who else starred: looked up."""
+    harbor = (
+        "Quiet Harbor\n\nQuiet Harbor is a 2004 American film in which Lena Moor starred "
+        "alongside Nina Vos."
+    )
+    vos = "Nina Vos\n\nNina Vos is a Dutch actress."
+    question = "Which English actor starred in the 2004 film The Glass Orchard with Lena Moor?"
+    adaptive = adapt(question, [FILM, harbor, vos, OTHER], StepReader())
+    assert adaptive is not None and adaptive.second.lookup
+    assert "Victor Hale" in adaptive.second.step.query.split("; ")
+
+
+def test_a_heading_the_question_writes_as_titled_is_an_entity_page() -> None:
+    """ "In regards to Velvet yield an analyst argued …": the mention finder keeps only
+    "Velvet", but the question writes the page's heading as it is titled."""
+    page = passage(1, "Velvet yield\n\nVelvet yield is a bond measure. Ada Crane argued it.")
+    assert entity_pages("In regards to Velvet yield an analyst argued, what did she found?", [page])
+    section = passage(1, "Equipment\n\nThe company lends a laptop and a monitor for home offices.")
+    assert not entity_pages(
+        "What equipment does the company lend to employees working remotely?", [section]
+    )
+
+
+def test_a_lookup_keeps_the_named_entities_own_pages() -> None:
+    found = hits(FILM, ACTOR, OTHER)
+    assert [p.n for p in looked_up("Victor Hale", found)] == [2]
+    assert [p.n for p in looked_up("Mara Quill; Tom Brandt; Victor Hale", found)] == [2, 3]
+    assert looked_up("Lena Moor", found) == []  # named on a page, but she has none
+    assert [p.n for p in looked_up("Victor Hale of Leeds", found)] == [2]
+    pages, read = lookup("Mara Quill; Victor Hale", found)  # no step read: the pages found
+    assert [p.n for p in pages] == [2] and read is not None and read.text == "Victor Hale"
+    assert read.sentence.startswith("Victor Hale (born 3 May 1961)") and read.passage == 2
+    assert lookup("Mara Quill", found) == ([], None)
 
 
 def test_a_section_heading_in_the_question_is_no_entity_page() -> None:
