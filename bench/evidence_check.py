@@ -79,6 +79,7 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
                 "coverage": [round(self.coverage(terms, p), 4) for p in shown],
                 "crosses": [reader_module._crosses(question, p) for p in shown],
                 "sims": [round(s, 4) for s in sims],
+                "floors": [round(self.similarity_floor(question, p), 4) for p in shown],
             }
         )
         return original(self, question, passages)
@@ -135,12 +136,14 @@ def searched(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], 
     ]
     embedder = runtime.retrieval.embedder_for(knowledge_base)
     floor = runtime.settings.ask.relevance_floor
-    reader = reader_module.Reader(knowledge_base.user_words, floor, embedder)
-    start = len(RECORDS)
-    reader.evidence(question, passages)
-    record = RECORDS[start]
+    calibration = knowledge_base.calibration
+    floors = {kb: calibration.evidence_floor} if calibration is not None else {}
     cross_min = runtime.settings.ask.cross_lingual_min
-    not_found = not passes(record, cross_min, reader_module.SAME_LANGUAGE_MIN)
+    reader = reader_module.Reader(knowledge_base.user_words, floor, embedder, cross_min, floors)
+    start = len(RECORDS)
+    evident = reader.evidence(question, passages)
+    record = RECORDS[start]
+    not_found = not evident
     row = {"kb": kb, "question": question, "not_found": not_found, "evidence": record}
     return row, _Searched(passages)
 
@@ -205,15 +208,12 @@ def run_other(runtime: Runtime, sets: dict[str, BeirDataset], limit: int) -> lis
 def run_same(runtime: Runtime, sets: dict[str, BeirDataset], limit: int) -> list[dict[str, Any]]:
     rows = []
     for name, kb in (OWN | OWN_EN).items():
-        dataset = sets["hotpotqa_200" if name == "hotpotqa_24" else name]
+        dataset = sets[name]  # hotpotqa_24: its own file (its questions are not HotpotQA-200's)
         kb_id = runtime.metadata.get_kb_by_name(kb).id
         corpus = {
             d.id: d.filename.rsplit(".", 1)[0] for d in runtime.metadata.list_documents(kb_id)
         }
         queries = {q: t for q, t in dataset.queries.items() if dataset.qrels.get(q)}
-        if name == "hotpotqa_24":  # the 24 questions whose passages the KB holds
-            held = set(corpus.values())
-            queries = {q: t for q, t in queries.items() if set(dataset.qrels[q]) <= held}
         for qid, text in list(queries.items())[:limit]:
             row, outcome = ask(runtime, kb, text)
             first = corpus.get(outcome.passages[0].doc_id) if outcome.passages else None
@@ -252,16 +252,18 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def passes(record: dict[str, Any], cross_min: float, same_min: float) -> bool:
-    """The evidence check's verdict on a recorded ask, with other similarity floors."""
+def passes(record: dict[str, Any], cross_min: float | None, same_min: float) -> bool:
+    """The evidence check's verdict on a recorded ask, with another absolute cross-lingual
+    floor (`cross_min`), or with the floors the run's KBs had (None: calibrated floors)."""
     if not record:
         return True
     coverage = record["coverage"]
     if record["floor"] <= 0 or any(c >= record["floor"] for c in coverage):
         return True
+    floors = record.get("floors") or [None] * len(record["sims"])
     return any(
-        s >= (cross_min if crosses else same_min)
-        for s, crosses in zip(record["sims"], record["crosses"], strict=True)
+        s >= ((cross_min if cross_min is not None else f) if crosses else same_min)
+        for s, crosses, f in zip(record["sims"], record["crosses"], floors, strict=True)
     )
 
 
@@ -278,18 +280,24 @@ def replay(files: list[Path], floors: list[float]) -> None:
         ("other-kb", lambda r: r["group"] == "other-kb"),
         ("same, gold first", lambda r: r["group"] == "same" and r["gold_first"]),
     ]
-    print("| group | " + " | ".join(f"{f:.2f}" for f in floors) + " |")
-    print("| --- |" + " --- |" * len(floors))
+    calibrated = all(r["evidence"].get("floors") for r in rows if r["evidence"])
+    columns: list[float | None] = [*floors, *([None] if calibrated else [])]
+    names = [f"{f:.2f}" if f is not None else "calibrated" for f in columns]
+    print("| group | " + " | ".join(names) + " |")
+    print("| --- |" + " --- |" * len(columns))
     for label, keep in groups:
         for lang in ("en", "ko"):
             mine = [r for r in rows if keep(r) and r["lang"] == lang]
             if not mine:
                 continue
             same = reader_module.SAME_LANGUAGE_MIN
-            cells = [
-                f"{sum(passes(r['evidence'], f, same) for r in mine)}/{len(mine)}" for f in floors
-            ]
-            print(f"| {label} ({lang}) | " + " | ".join(cells) + " |")
+            for kb in sorted({r["kb"] for r in mine}):
+                held = [r for r in mine if r["kb"] == kb]
+                cells = [
+                    f"{sum(passes(r['evidence'], f, same) for r in held)}/{len(held)}"
+                    for f in columns
+                ]
+                print(f"| {label} ({lang}, {kb}) | " + " | ".join(cells) + " |")
 
 
 def save(out: Path, rows: list[dict[str, Any]]) -> None:
@@ -306,6 +314,8 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--searched", action="store_true", help="search + evidence check only")
+    parser.add_argument("--recalibrate", action="store_true", help="recalibrate the KBs first")
+    parser.add_argument("--absolute", action="store_true", help="drop the KBs' evidence floors")
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--groups", nargs="*", default=["cross", "absent", "other-kb", "same"])
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_check.json")
@@ -317,7 +327,8 @@ def main() -> None:
     FAST = args.searched
     reader_module.Reader.evidence = _recording(reader_module.Reader.evidence)  # type: ignore[method-assign]
     paths = all_datasets()
-    sets = {name: BeirDataset.load(paths[name]) for name in BEIR_SETS}
+    paths["hotpotqa_24"] = paths["hotpotqa_200"].with_name("hotpotqa_24.json")
+    sets = {name: BeirDataset.load(paths[name]) for name in (*BEIR_SETS, "hotpotqa_24")}
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         data_dir=args.data_dir,
@@ -328,6 +339,20 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     try:
         ensure_ko(runtime)
+        if args.recalibrate:  # the floors of the code under test, on the copy
+            for name in (KO_KB, *KOREAN_KBS, *ENGLISH_KBS):
+                kb = runtime.metadata.get_kb_by_name(name)
+                calibration = runtime.calibrator.refresh(kb.id, force=True)
+                floors = calibration.evidence_floor if calibration else None
+                print(name, "evidence floors", floors, flush=True)
+        if args.absolute:  # before: every KB without its floors (the absolute one for all)
+            for name in (KO_KB, *KOREAN_KBS, *ENGLISH_KBS):
+                kb = runtime.metadata.get_kb_by_name(name)
+                if kb.calibration is not None:
+                    plain = kb.calibration.model_copy(update={"evidence_floor": {}})
+                    runtime.metadata.update_kb(
+                        kb.id, {"calibration": plain.model_dump(mode="json")}
+                    )
         print("cross_lingual_min", settings.ask.cross_lingual_min, flush=True)
         for group in args.groups:
             if group == "cross":

@@ -264,7 +264,9 @@ class AskSettings(BaseModel):
     relevance_floor: float = Field(default=0.5, ge=0.0, le=1.0)
     # A passage in another language than the question (an English question over Korean
     # documents) shares no words with it: it is evidence when its e5 similarity to the
-    # question reaches this (knowledge bases embedded with e5 only).
+    # question reaches its knowledge base's calibrated floor for that direction (what unrelated
+    # questions of the question's script reach among its passages), or this where the KB has
+    # none (calibrated before session 10, or too small to calibrate); e5 KBs only.
     cross_lingual_min: float = Field(default=0.77, ge=0.0, le=1.0)
     # SSE comment lines keep proxies from closing an idle stream.
     heartbeat_s: float = Field(default=15.0, gt=0)

@@ -164,6 +164,12 @@ class FusionCalibration(BaseModel):
         description="the cosine unrelated passages of script B get from queries of script A "
         "('hangul>latin'): a passage in another language starts from a lower baseline",
     )
+    evidence_floor: dict[str, float] = Field(
+        default_factory=dict,
+        description="the e5 similarity a passage of script B needs to be evidence for a question "
+        "of script A ('hangul>latin'): the best similarity unrelated questions of A reach among "
+        "the KB's passages of B; the ask path's cross-lingual evidence floor",
+    )
     queries: str = Field(
         default="halves", description="the pseudo-queries: chunk halves, or question-like ones"
     )

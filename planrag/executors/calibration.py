@@ -20,6 +20,7 @@ import bm25s
 import numpy as np
 
 from planrag.core.types import LegFeedback, LegQuality
+from planrag.executors.unrelated_questions import UNRELATED_QUESTIONS
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import K1, B
 from planrag.text.korean import split_sentences
@@ -46,6 +47,13 @@ DEFAULT_DIFF_SD = 0.35
 # asks on; its spread is taken as at least MIN_FEEDBACK_SD (a few identical asks prove little).
 MIN_FEEDBACK_ASKS = 8
 MIN_FEEDBACK_SD = 0.2
+# A cross-lingual passage is evidence when it is at least as similar to the question as this
+# quantile of unrelated questions' best passage of the KB (`evidence_floors`; 1: the best of
+# them all), its text cut as the reader's evidence check cuts it. The 90th percentile let an
+# unrelated English question of the ask tests ("How do I bake sourdough bread?", 0.758) through
+# on our fixture corpus (floor 0.754); the maximum (0.769) refuses it (issue 25, session 10).
+FLOOR_QUANTILE = 1.0
+EVIDENCE_CHARS = 1000
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -122,6 +130,26 @@ def cross_base(queries: PairVectors, targets: PairVectors, same: bool = False) -
     if same:
         similarity = similarity[~np.eye(len(similarity), dtype=bool)]
     return round(float(np.median(similarity)), 4) if similarity.size else None
+
+
+def evidence_floors(embedder: Embedder, passages: dict[str, list[str]]) -> dict[str, float]:
+    """Per direction ('hangul>latin': a Korean question, an English passage), the e5 similarity
+    a passage of the KB needs to be evidence for a question in the other script: the best
+    that unrelated questions of that script reach among the KB's sampled passages of this one
+    (FLOOR_QUANTILE of the questions' best). One absolute floor cannot serve every KB:
+    e5 gives Korean questions 0.77–0.84 against unrelated English abstracts of one set and
+    0.72–0.75 against unrelated English reports of another (issue 25, sessions 9–10)."""
+    floors: dict[str, float] = {}
+    for target, texts in sorted(passages.items()):
+        sources = [s for s in sorted(UNRELATED_QUESTIONS) if s != target]
+        if not texts or not sources:
+            continue
+        vectors = np.asarray(embedder.embed([t[:EVIDENCE_CHARS] for t in texts]))
+        for source in sources:
+            asked = np.asarray(embedder.embed_queries(list(UNRELATED_QUESTIONS[source])))
+            best = (asked @ vectors.T).max(axis=1)
+            floors[f"{source}>{target}"] = round(float(np.quantile(best, FLOOR_QUANTILE)), 4)
+    return floors
 
 
 def measure(

@@ -29,6 +29,7 @@ from planrag.executors.calibration import (
     Weighting,
     cross_base,
     embed_pairs,
+    evidence_floors,
     measure,
     pair_of,
     script_of,
@@ -227,6 +228,7 @@ class FusionCalibrator:
                 kept.append(text[:MAX_CHARS])
         scripts: dict[str, LegQuality] = {}
         crossed: dict[str, float] = {}
+        floors: dict[str, float] = {}
         kind: str = PAIRS
         if size >= MIN_CHUNKS:
             pairs, kind = self._written(passages, pairs)
@@ -243,10 +245,12 @@ class FusionCalibrator:
                 for b in vectors
             }
             crossed = {key: base for key, base in bases.items() if base is not None}
+            floors = evidence_floors(embedder, passages)
         total = sum(counts.values()) or 1
         return FusionCalibration(
             scripts=scripts,
             cross_base=crossed,
+            evidence_floor=floors,
             script_share={s: round(n / total, 4) for s, n in sorted(counts.items())},
             queries=kind,
             chunk_count=size,

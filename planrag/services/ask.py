@@ -561,7 +561,8 @@ class AskService:
                 except PlanragError as exc:
                     log.warning("reading without e5: %s", exc.message)
                 break
-        return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min)
+        floors = {kb.name: kb.calibration.evidence_floor for kb in chosen if kb.calibration}
+        return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min, floors)
 
     def _exists(
         self,

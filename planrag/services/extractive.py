@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from planrag.core.types import GraphPath
 from planrag.llm.embedders import Embedder
@@ -36,9 +36,10 @@ class Extractor:
         floor: float = 0.5,
         embedder: Embedder | None = None,
         cross_lingual_min: float | None = None,
+        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
         extra = {} if cross_lingual_min is None else {"cross_lingual_min": cross_lingual_min}
-        self.reader = Reader(user_words, floor, embedder, **extra)
+        self.reader = Reader(user_words, floor, embedder, cross_floors=cross_floors, **extra)
         self._floor = floor
 
     def relevant(self, question: str, passages: list[Passage]) -> bool:

@@ -22,7 +22,9 @@ Korean term Kiwi read differently in the passage is looked for again with the qu
 given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
 when question and passage are in different languages (an English question over Korean
 documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
-overlap across languages, so they are not asked to. When no passage passes on words, one in the
+overlap across languages, so they are not asked to (`cross_floors`: each knowledge base's
+calibrated floor per direction, what unrelated questions of the question's script reach among
+its passages; `cross_lingual_min` where a KB has none). When no passage passes on words, one in the
 question's language passes with an e5 similarity of at least `SAME_LANGUAGE_MIN` (Kiwi can read
 one name two ways). Term overlap weighs each question term by its rarity among the sentences
 read (a smoothed idf).
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -46,6 +48,7 @@ from planrag.services.reader_signals import (
     FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
+    across,
     confidence,
     model_match,
     rarity,
@@ -81,6 +84,10 @@ BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's enti
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
+# Below this share of what is asked held by any sentence in the question's language, its words
+# only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
+# the other language's sentences are read by e5 (`reader_signals.across`).
+BLIND = 0.5
 
 
 class Reader:
@@ -92,12 +99,14 @@ class Reader:
         floor: float = 0.5,
         embedder: Embedder | None = None,
         cross_lingual_min: float = CROSS_LINGUAL_MIN,
+        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
         self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
         self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
         self._floor = floor
         self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
         self._cross_min = cross_lingual_min
+        self._cross_floors = cross_floors or {}
 
     # ------------------------------------------------------------------ the question
 
@@ -166,8 +175,18 @@ class Reader:
         return [
             p.n
             for p, sim in zip(shown, sims, strict=True)
-            if sim >= (self._cross_min if _crosses(question, p) else SAME_LANGUAGE_MIN)
+            if sim >= self.similarity_floor(question, p)
         ]
+
+    def similarity_floor(self, question: str, passage: Passage) -> float:
+        """The e5 similarity the passage needs to be evidence for the question: across
+        languages its knowledge base's calibrated floor for that direction (the absolute
+        `cross_lingual_min` when it has none), else SAME_LANGUAGE_MIN."""
+        if not _crosses(question, passage):
+            return SAME_LANGUAGE_MIN
+        direction = f"{_script(question)}>{_script(passage.content[:2000])}"
+        floors = self._cross_floors.get(passage.knowledge_base, {})
+        return floors.get(direction, self._cross_min)
 
     # ------------------------------------------------------------------ reading
 
@@ -275,6 +294,8 @@ class Reader:
         for candidate, sim in zip(shortlist, sims, strict=True):
             candidate.similarity = sim
         self._score_all(q, shortlist)
+        if across(q, shortlist, BLIND):
+            self._score_all(q, shortlist)
         for c in candidates:
             if all(c is not s for s in shortlist):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
@@ -285,11 +306,14 @@ class Reader:
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = weighted_share(q.asked, c.terms, weights)
-            f["context"] = c.context
+            f["lexical"] = max(weighted_share(q.asked, c.terms, weights), c.across)
+            f["context"] = max(c.context, c.across)
             f["entities"] = (
-                sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
-                / len(q.entities)
+                max(
+                    sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
+                    / len(q.entities),
+                    c.across,
+                )
                 if q.entities
                 else 0.0
             )
@@ -389,6 +413,11 @@ _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
 def _crosses(question: str, passage: Passage) -> bool:
     """Whether question and passage are written in different languages (Hangul or not)."""
     return is_korean(question) != is_korean(passage.content[:2000])
+
+
+def _script(text: str) -> str:
+    """The calibration's name for the text's script (`FusionCalibration.evidence_floor`)."""
+    return "hangul" if is_korean(text) else "latin"
 
 
 def read(

@@ -316,6 +316,10 @@ def test_the_ask_trace_opens(page: Page, shots: Path) -> None:
     expect(page.get_by_test_id("plan-card").get_by_test_id("plan-source")).to_have_text("llm")
     expect(page.get_by_test_id("trace-timings")).to_contain_text("answer")
     expect(page.get_by_test_id("answer")).to_contain_text("three days per week")
+    # beside each hit, how hybrid search weighted the legs of its knowledge base, and why
+    hit = page.get_by_test_id("trace-hit").first
+    expect(hit.get_by_test_id("fusion")).to_contain_text("dense")
+    expect(hit.get_by_test_id("fusion-reason")).not_to_be_empty()
     page.screenshot(path=shots / "trace.png")
     page.goto("/traces")
     expect(page.get_by_test_id("traces-table")).to_contain_text("work remotely")

@@ -4,9 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 
 import { getTrace } from "../api/endpoints";
+import type { FusionInfo } from "../api/types";
 import { AnswerText } from "../components/AnswerText";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { formatScore } from "../components/format";
+import { FusionDetails } from "../components/FusionDetails";
 import { PlanCard } from "../components/PlanCard";
 import { useFormatDate, useT } from "../i18n/i18n";
 
@@ -19,6 +21,8 @@ export function TraceDetail() {
   if (!trace.data) return <p>{t("common.loading")}</p>;
   const { data } = trace.data;
   const timings = data.timings_ms ?? {};
+  // hybrid search weighs its legs once per knowledge base and query: each hit shows its KB's
+  const fusion = (data.stages?.fusion ?? {}) as Record<string, FusionInfo | undefined>;
   return (
     <div className="trace" data-testid="trace-detail">
       <Link to="/traces" className="muted">← {t("traces.title")}</Link>
@@ -54,11 +58,19 @@ export function TraceDetail() {
             <section>
               <h3>{t("traces.hits")}</h3>
               <ol className="passages">
-                {data.hits.map((hit) => (
-                  <li key={hit.n}>
-                    [{hit.n}] {hit.title ?? hit.doc_id} · {hit.knowledge_base} · {formatScore(hit.score)}
-                  </li>
-                ))}
+                {data.hits.map((hit) => {
+                  const fused = fusion[hit.knowledge_base];
+                  return (
+                    <li key={hit.n} data-testid="trace-hit">
+                      [{hit.n}] {hit.title ?? hit.doc_id} · {hit.knowledge_base} · {formatScore(hit.score)}
+                      {fused && (
+                        <div className="muted small">
+                          <FusionDetails fusion={fused} />
+                        </div>
+                      )}
+                    </li>
+                  );
+                })}
               </ol>
             </section>
           )}

@@ -2,6 +2,7 @@
 
 import type { Hit } from "../../api/types";
 import { formatScore } from "../../components/format";
+import { FusionDetails } from "../../components/FusionDetails";
 import { useT } from "../../i18n/i18n";
 
 function present<T>(value: T | null | undefined): value is T {
@@ -47,28 +48,7 @@ export function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
             {t("test.legRanks")}: dense #{m.dense_rank} · lexical #{m.lexical_rank}
           </div>
         )}
-        {m.fusion && (
-          <div data-testid="fusion">
-            {t("test.fusion")}: {m.fusion.mode} · dense {m.fusion.dense_weight} · lexical{" "}
-            {m.fusion.lexical_weight}
-            {present(m.fusion.calibrated_dense_weight) && (
-              <span data-testid="fusion-calibrated">
-                {` (${t("test.calibrated")} ${m.fusion.calibrated_dense_weight})`}
-              </span>
-            )}
-            {present(m.fusion.confidence) ? ` · ${t("test.confidence")} ${m.fusion.confidence}` : ""}
-            {present(m.fusion.feedback_asks) && (
-              <span data-testid="fusion-feedback">
-                {` · ${t("test.feedback", { count: m.fusion.feedback_asks })}`}
-                {present(m.fusion.feedback_confidence)
-                  ? ` (${t("test.confidence")} ${m.fusion.feedback_confidence})`
-                  : ""}
-              </span>
-            )}
-            {m.fusion.rrf_k ? ` · RRF k=${m.fusion.rrf_k}` : ""}
-            <div data-testid="fusion-reason">{m.fusion.reason}</div>
-          </div>
-        )}
+        {m.fusion && <FusionDetails fusion={m.fusion} />}
       </footer>
       {(m.graph_score !== null && m.graph_score !== undefined) || m.graph_entities?.length ? (
         <div className="muted small" data-testid="hit-graph">
