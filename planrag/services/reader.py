@@ -48,6 +48,7 @@ from planrag.services.reader_signals import (
     FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
+    across,
     confidence,
     model_match,
     rarity,
@@ -83,6 +84,10 @@ BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's enti
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
+# Below this share of what is asked held by any sentence in the question's language, its words
+# only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
+# the other language's sentences are read by e5 (`reader_signals.across`).
+BLIND = 0.5
 
 
 class Reader:
@@ -289,6 +294,8 @@ class Reader:
         for candidate, sim in zip(shortlist, sims, strict=True):
             candidate.similarity = sim
         self._score_all(q, shortlist)
+        if across(q, shortlist, BLIND):
+            self._score_all(q, shortlist)
         for c in candidates:
             if all(c is not s for s in shortlist):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
@@ -299,11 +306,14 @@ class Reader:
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = weighted_share(q.asked, c.terms, weights)
-            f["context"] = c.context
+            f["lexical"] = max(weighted_share(q.asked, c.terms, weights), c.across)
+            f["context"] = max(c.context, c.across)
             f["entities"] = (
-                sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
-                / len(q.entities)
+                max(
+                    sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
+                    / len(q.entities),
+                    c.across,
+                )
                 if q.entities
                 else 0.0
             )

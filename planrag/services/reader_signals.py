@@ -7,11 +7,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from planrag.services.answers import is_korean
 from planrag.services.readings import ReadSentence
 from planrag.text.answer_types import AnswerType
 
 MAX_SUPPORT = 2
 ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
+ACROSS_SPAN = 0.1  # e5 cosine below the best other-language sentence where its stand-in ends
 # English function words the search's stop list (Lucene's, shared with the index) keeps: an
 # auxiliary or an adverb says nothing of what is asked ("What actor … also had a role …"), and
 # counted as a question term it holds the evidence check's share down. As the tokenizer stems.
@@ -34,6 +36,7 @@ class Candidate:
     context: float = 0.0  # the passage's share of the question terms
     bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
+    across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -112,3 +115,27 @@ def support(q: ReadQuestion, lead: Candidate, rest: list[Candidate]) -> list[Rea
         covered |= new
         length += len(c.text)
     return chosen
+
+
+def across(q: ReadQuestion, shortlist: list[Candidate], blind: float) -> bool:
+    """Whether the other language's sentences stand in for words: when no sentence of the
+    question's language holds what is asked (less than `blind` of it; the names alone are
+    no evidence), a sentence of the other language, which can share no word, gets for the
+    words and names it cannot hold its e5 similarity's closeness to the best of its own
+    language's (1 at the best, 0 at `ACROSS_SPAN` below it), scaled by how little the
+    question's language held. e5 scores a same-language sentence higher than an equally
+    relevant one of another language, so the two languages' similarities are not compared
+    directly; the other signals (answer type, e5 rank) still choose among the sentences."""
+    korean = is_korean(q.text)
+    same = [c for c in shortlist if is_korean(c.text) == korean]
+    other = [c for c in shortlist if is_korean(c.text) != korean]
+    if not same or not other or not q.asked:
+        return False  # one language only: its sentences compete on the same signals
+    held = max(c.features["lexical"] for c in same)
+    if held >= blind:
+        return False
+    high = max(c.similarity for c in other)
+    for c in other:
+        close = min(max(1.0 - (high - c.similarity) / ACROSS_SPAN, 0.0), 1.0)
+        c.across = close * (1.0 - held)
+    return True
