@@ -94,9 +94,10 @@ def main() -> None:
     args = parser.parse_args()
     data = json.loads(all_datasets()["hotpotqa_200"].read_text())
     questions = list(data["queries"].values())[args.start : args.start + args.limit]
+    data_dir = args.data_dir.resolve()  # the server runs from its parent
     load_start = load_average()
     sides = {
-        side: run_side(args.data_dir, side, questions, args.out.with_suffix(f".{side}.log"))
+        side: run_side(data_dir, side, questions, args.out.with_suffix(f".{side}.log"))
         for side in SIDES
     }
     stepped = [i for i, row in enumerate(sides["multi-step"]) if row["steps"]]

@@ -18,6 +18,7 @@ costs no step read.
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from dataclasses import dataclass
@@ -53,11 +54,11 @@ class Adaptive:
 
 
 def heading(passage: Passage) -> str:
-    """A passage's first line without Markdown marks or a trailing qualifier ("Double Agent
-    (1987 film)" → "Double Agent"): the name of an entity page."""
+    """A passage's first line without Markdown marks, HTML entities ("Hustle &amp; Flow") or a
+    trailing qualifier ("Double Agent (1987 film)" → "Double Agent"): an entity page's name."""
     lines = passage.content.strip().splitlines()
     first = lines[0].strip().lstrip("#").strip() if lines else ""
-    return without_qualifier(first)
+    return without_qualifier(html.unescape(first))
 
 
 def own_passage(name: str, passage: Passage) -> bool:

@@ -84,6 +84,7 @@ def test_a_heading_names_an_entity_page() -> None:
     assert own_passage("Victor Hale of Leeds University", passage(1, ACTOR))
     assert not own_passage("Victor", passage(1, ACTOR))
     assert own_passage("John C", passage(1, "John C. Bogle\n\nJohn C. Bogle is an investor."))
+    assert own_passage("Hustle & Flow", passage(1, "Hustle &amp; Flow\n\nA 2005 film."))
 
 
 def test_the_named_entitys_missing_page_is_looked_up_by_name() -> None:
