@@ -26,7 +26,7 @@ def test_a_year_after_an_english_word_is_no_model_number() -> None:
 
 
 def test_a_films_year_does_not_rule_out_the_sentence_naming_the_actor() -> None:
-    """"the 1995 film" made the question ask for model THE1995: the sentence naming the cast
+    """ "the 1995 film" made the question ask for model THE1995: the sentence naming the cast
     (after one holding "a 1995 …", read as model A1995) lost to one naming "the 1995 ceremony"."""
     reader = Reader()
     question = "Which English actor starred in the 1995 drama film Harbor Lights with Lena Moor?"
@@ -42,7 +42,7 @@ def test_a_films_year_does_not_rule_out_the_sentence_naming_the_actor() -> None:
 
 
 def test_function_words_are_no_question_terms() -> None:
-    """"What actor … also had a role …": "also" and "had" counted as terms kept the actor's
+    """ "What actor … also had a role …": "also" and "had" counted as terms kept the actor's
     own page below the evidence floor, and the answer said nothing was found."""
     reader = Reader()
     question = "What actor from the show Harbor Lights also had a role in a show with Dana Pike?"
