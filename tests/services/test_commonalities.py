@@ -4,32 +4,10 @@ fixture documents (tests/fixtures/ko_company)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from planrag.services.answers import Passage
 from planrag.services.commonalities import words
 from planrag.services.extractive import Extractor
 from planrag.text.question_shapes import Shared, shared
-
-KO = Path(__file__).resolve().parents[1] / "fixtures" / "ko_company"
-
-
-def passages(*names: str) -> list[Passage]:
-    found = []
-    for n, name in enumerate(names, 1):
-        text = (KO / name).read_text()
-        found.append(
-            Passage(
-                n=n,
-                chunk_id=f"c{n}",
-                doc_id=name,
-                knowledge_base="kb",
-                score=1.0 / n,
-                title=text.splitlines()[0].lstrip("# "),
-                content=text,
-            )  # fmt: skip
-        )
-    return found
+from tests.services.ko_passages import passages
 
 
 def test_korean_common_and_difference_shapes() -> None:

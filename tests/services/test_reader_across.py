@@ -6,33 +6,12 @@ sentences are read by e5 (multilingual e5, as the ask reads an e5 knowledge base
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from planrag.llm.e5 import E5Embedder
-from planrag.services.answers import Passage
 from planrag.services.reader import Reader
-
-KO = Path(__file__).resolve().parents[1] / "fixtures" / "ko_company"
-
-
-def passages(*names: str) -> list[Passage]:
-    found = []
-    for n, name in enumerate(names, 1):
-        text = (KO / name).read_text()
-        found.append(
-            Passage(
-                n=n,
-                chunk_id=f"c{n}",
-                doc_id=name,
-                knowledge_base="kb",
-                score=1.0 / n,
-                title=text.splitlines()[0].lstrip("# "),
-                content=text,
-            )  # fmt: skip
-        )
-    return found
+from tests.services.ko_passages import passages
 
 
 @pytest.fixture(scope="module")
