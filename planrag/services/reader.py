@@ -114,6 +114,13 @@ class Reader:
         """The content terms of a question (generic request words left out)."""
         return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
 
+    def terms_many(self, texts: Sequence[str]) -> list[set[str]]:
+        """`terms` of each text, Kiwi reading them in one batch."""
+        return [
+            {t for t in tokens if t not in self._generic}
+            for tokens in self._tokenizer.tokenize_many(texts)
+        ]
+
     def question(self, question: str) -> ReadQuestion:
         """The question as the reader holds it: terms, names, model codes, answer type."""
         return self._question(question, answer_type(question))
@@ -149,11 +156,15 @@ class Reader:
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
         return len(self.held(terms, [text])[0]) / len(terms)
 
-    def held(self, terms: set[str], texts: Sequence[str]) -> list[set[str]]:
-        """The terms each text holds. A Korean term Kiwi read differently in a text is looked
-        for again with the terms given to Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ,
-        "동해캐피털" as 동해 + 캐피털 in one sentence and whole in another)."""
-        found = [terms & set(self._tokenizer.tokenize(text)) for text in texts]
+    def held(
+        self, terms: set[str], texts: Sequence[str], read: Sequence[set[str]] | None = None
+    ) -> list[set[str]]:
+        """The terms each text holds (`read`: the texts' tokens when the caller has them). A
+        Korean term Kiwi read differently in a text is looked for again with the terms given to
+        Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ, "동해캐피털" as 동해 + 캐피털 in
+        one sentence and whole in another)."""
+        tokens = read if read is not None else map(set, self._tokenizer.tokenize_many(texts))
+        found = [terms & t for t in tokens]
         missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
         unread = set().union(*missing)
         if not unread:

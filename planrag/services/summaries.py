@@ -50,7 +50,7 @@ MODEL = re.compile(r"[A-Z]{1,2}\d{1,3}")
 
 class Sentence(NamedTuple):
     n: int  # its passage's number
-    position: int  # in its passage
+    position: int  # in reading order (document order within a passage)
     text: str
     terms: set[str]
     on_topic: bool
@@ -62,7 +62,7 @@ def summarize(reader: Reader, query: str, passages: list[Passage]) -> str:
     sentences = _sentences(reader, asked, passages)
     codes = _models(query)
     if codes:  # "누리봇 S2 요약": never a sentence about another model only (S1)
-        sentences = [s for s in sentences if not _models(s.text) or _models(s.text) & codes]
+        sentences = [s for s in sentences if not (named := _models(s.text)) or named & codes]
     if not sentences:
         return _fallback(passages)
     if any(s.on_topic for s in sentences):
@@ -103,16 +103,20 @@ def _sentences(reader: Reader, asked: set[str], passages: list[Passage]) -> list
     the query, or it (or the sentence before it in its paragraph, which it continues) names
     the query's words weighing at least half of them by rarity ("김도윤 대표": 김도윤, not
     any 대표)."""
-    read: list[_Read] = []
+    found: list[tuple[int, int, str, bool]] = []  # passage n, block, text, headed
     for passage in passages:
         blocks = plain_blocks(passage.content)
         headed = _headed_by(reader, asked, [b.text for b in blocks if b.heading], passage.title)
         for i, block in enumerate(blocks):
             if not block.heading:
                 for a, b in split_sentences(block.text):
-                    text = block.text[a:b].strip()
-                    read.append(_Read(passage.n, i, text, reader.terms(text), headed))
-    held = reader.held(asked, [r.text for r in read])
+                    found.append((passage.n, i, block.text[a:b].strip(), headed))
+    texts = [text for _, _, text, _ in found]
+    terms = reader.terms_many(texts)
+    read = [
+        _Read(n, i, text, t, headed) for (n, i, text, headed), t in zip(found, terms, strict=True)
+    ]
+    held = reader.held(asked, texts, terms)
     rarity = {t: math.log(1 + (len(read) + 1) / (1 + sum(t in h for h in held))) for t in asked}
     total = sum(rarity.values())
     names = [bool(asked) and sum(rarity[t] for t in h) >= total / 2 for h in held]
@@ -120,9 +124,8 @@ def _sentences(reader: Reader, asked: set[str], passages: list[Passage]) -> list
     for i, r in enumerate(read):
         follows = i > 0 and names[i - 1] and read[i - 1][:2] == r[:2] and _continues(read[i - 1], r)
         if len(r.text) >= MIN_SENTENCE_CHARS:
-            position = sum(s.n == r.n for s in sentences)
             on_topic = not asked or r.headed or names[i] or follows
-            sentences.append(Sentence(r.n, position, r.text, r.terms | held[i], on_topic))
+            sentences.append(Sentence(r.n, i, r.text, r.terms | held[i], on_topic))
     return sentences
 
 
