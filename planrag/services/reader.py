@@ -59,6 +59,8 @@ from planrag.services.reader_signals import (
 from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import (
     AnswerType,
+    agents,
+    asks_for_agent,
     answer_type,
     asked_by_word,
     model_codes,
@@ -83,6 +85,7 @@ TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
+AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
@@ -349,12 +352,18 @@ class Reader:
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
+        if self._answer_spans(q, sentence, agents_too=False):
+            return 1.0
+        return AGENT_MATCH if self._answer_spans(q, sentence) else -TYPE_MISS
 
-    def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
-        """Spans of the expected type that the question does not already name."""
+    def _answer_spans(self, q: ReadQuestion, sentence: str, agents_too: bool = True) -> list[str]:
+        """Spans of the expected type that the question does not already name (for a Korean
+        "누가 …했" question, organisations too, as `agents_too` allows)."""
         spans = []
-        for span in typed_spans(sentence, q.kind):
+        found = typed_spans(sentence, q.kind)
+        if agents_too and q.kind == "person" and asks_for_agent(q.text):
+            found = [*found, *agents(sentence)]
+        for span in found:
             terms = self.terms(span.text)
             if q.kind in ("date", "number"):
                 if span.text.replace(" ", "") not in q.text.replace(" ", ""):
