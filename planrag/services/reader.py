@@ -45,9 +45,9 @@ from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_types import (
     AnswerType,
     agents,
-    asks_for_agent,
     answer_type,
     asked_by_word,
+    asks_for_agent,
     model_codes,
     typed_spans,
 )

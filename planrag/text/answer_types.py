@@ -183,11 +183,14 @@ def model_codes(text: str) -> set[str]:
         for m in _MODEL_CODE.finditer(text)
         if hangul or not _spaced_word(m.group(0))
     }
-    return codes | {f"{_LETTERED[m.group(1).casefold()]}-{m.group(2)}" for m in _LETTER.finditer(text)}
+    lettered = {f"{_LETTERED[m.group(1).casefold()]}-{m.group(2)}" for m in _LETTER.finditer(text)}
+    return codes | lettered
 
 
 # A letter naming one of a series: a funding round ("시리즈 B" is not "Series C"), a type, a class.
-_LETTERED = {"시리즈": "SERIES", "series": "SERIES", "타입": "TYPE", "type": "TYPE", "클래스": "CLASS"}
+_LETTERED = {
+    "시리즈": "SERIES", "series": "SERIES", "타입": "TYPE", "type": "TYPE", "클래스": "CLASS"
+}  # fmt: skip
 _LETTER = re.compile(r"(시리즈|[Ss]eries|타입|[Tt]ype|클래스)\s?([A-Z])(?![A-Za-z0-9])")
 
 
@@ -304,9 +307,9 @@ def _suffixed_places(sentence: str) -> list[Span]:
 
 
 # Heads of an organisation's name, out of _PLACE_HEADS: who can invest, lead or sign.
-_AGENT_HEADS = frozenset(
-    "대학교 대학 은행 연구소 회사 그룹 재단 병원 벤처스 캐피털 물류 전자 건설 증권 기관".split()
-)
+_AGENT_HEAD_TEXT = """대학교 대학 은행 연구소 회사 그룹 재단 병원
+    벤처스 캐피털 물류 전자 건설 증권 기관"""
+_AGENT_HEADS = tuple(_AGENT_HEAD_TEXT.split())
 # "누가" before a verb asks who did something, and a company or a bank does things too ("시리즈 C
 # 투자는 누가 주도했어?" → "한국산업은행이 주도했다"); "누가 대표야?" asks for a person.
 _AGENT_QUESTION = re.compile(r"누가.*?(?:했|하나|합니까|하였|한다|할까|하는지|하니)")
@@ -321,15 +324,18 @@ def agents(sentence: str) -> list[Span]:
     """Organisations named in the sentence ("한국산업은행이", "동해캐피털"): a proper noun ending
     in an organisation's head or marked as the subject, or a name glued to such a head."""
     tokens = get_kiwi().tokenize(sentence)
-    spans = [s for s in _suffixed_places(sentence) if s.text.endswith(tuple(_AGENT_HEADS))]
+    spans = [s for s in _suffixed_places(sentence) if s.text.endswith(_AGENT_HEADS)]
     for token, after in zip(tokens, [*tokens[1:], None], strict=True):
         subject = after is not None and after.tag == "JKS"
-        if token.tag == "NNP" and (token.form.endswith(tuple(_AGENT_HEADS)) or subject):
-            if not _name_shaped(token.form):  # a person's name is a person
-                spans.append(Span(token.start, token.start + token.len, token.form))
+        named = token.tag == "NNP" and (token.form.endswith(_AGENT_HEADS) or subject)
+        if named and not _name_shaped(token.form):  # a person's name is a person
+            spans.append(Span(token.start, token.start + token.len, token.form))
     spans.sort(key=lambda s: (s.start, -s.end))
-    return [  # a span inside an earlier one ("캐피털" of "동해캐피털") is that one
-        s for i, s in enumerate(spans) if not any(o.start <= s.start and s.end <= o.end for o in spans[:i])
+    # a span inside an earlier one ("캐피털" of "동해캐피털") is that one
+    return [
+        s
+        for i, s in enumerate(spans)
+        if not any(o.start <= s.start and s.end <= o.end for o in spans[:i])
     ]
 
 
