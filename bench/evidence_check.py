@@ -137,8 +137,7 @@ def searched(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], 
     ]
     embedder = runtime.retrieval.embedder_for(knowledge_base)
     floor = runtime.settings.ask.relevance_floor
-    calibration = knowledge_base.calibration
-    floors = {kb: calibration.evidence_floor} if calibration is not None else {}
+    floors = {kb: runtime.calibrator.evidence_floor(knowledge_base)}  # as the ask path reads them
     cross_min = runtime.settings.ask.cross_lingual_min
     reader = reader_module.Reader(knowledge_base.user_words, floor, embedder, cross_min, floors)
     start = len(RECORDS)
@@ -347,6 +346,7 @@ def main() -> None:
                 floors = calibration.evidence_floor if calibration else None
                 print(name, "evidence floors", floors, flush=True)
         if args.absolute:  # before: every KB without its floors (the absolute one for all)
+            runtime.calibrator.evidence_floor = lambda kb: {}  # type: ignore[method-assign]
             for name in (KO_KB, *KOREAN_KBS, *ENGLISH_KBS):
                 kb = runtime.metadata.get_kb_by_name(name)
                 if kb.calibration is not None:

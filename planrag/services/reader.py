@@ -42,8 +42,10 @@ from planrag.services.reader_signals import (
     weighted_share,
 )
 from planrag.services.readings import Reading, ReadSentence
+from planrag.text.answer_slots import asked_particle, particles_after
 from planrag.text.answer_types import (
     AnswerType,
+    Span,
     agents,
     answer_type,
     asked_by_word,
@@ -65,6 +67,7 @@ BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's enti
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
 AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
+SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
@@ -86,7 +89,7 @@ class Reader(ReaderEvidence):
         sentence for a "what" question)."""
         return q.kind == "thing" or bool(self._answer_spans(q, sentence))
 
-    def _question(self, question: str, kind: AnswerType) -> ReadQuestion:
+    def _question(self, question: str, kind: AnswerType, asked: str | None = None) -> ReadQuestion:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -96,7 +99,8 @@ class Reader(ReaderEvidence):
             if terms:
                 entities.append(terms)
         terms = self.terms(question)
-        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question))
+        slot = asked_particle(asked or question) if is_korean(asked or question) else None
+        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question), slot)
 
     # ------------------------------------------------------------------ reading
 
@@ -113,7 +117,7 @@ class Reader(ReaderEvidence):
         overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, kind or answer_type(question))
+        q = self._question(search_text or question, kind or answer_type(question), question)
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -248,18 +252,37 @@ class Reader(ReaderEvidence):
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
+        slot = SLOT_FILLED if self._slot_spans(q, sentence) else 0.0
         if self._answer_spans(q, sentence, agents_too=False):
-            return 1.0
-        return AGENT_MATCH if self._answer_spans(q, sentence) else -TYPE_MISS
+            return 1.0 + slot
+        return AGENT_MATCH + slot if self._answer_spans(q, sentence) else -TYPE_MISS
+
+    def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
+        """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
+        투자했나요?"): the argument asked for, not a description of the subject."""
+        if q.slot is None:
+            return []
+        after = particles_after(sentence)
+        answers = self._answer_spans(q, sentence)
+        return [
+            span.text
+            for span in self._typed(q, sentence, agents_too=True)
+            if after.get(span.end) == q.slot and span.text in answers
+        ]
+
+    def _typed(self, q: ReadQuestion, sentence: str, agents_too: bool) -> list[Span]:
+        """The sentence's spans of the asked type; for a Korean "누가 …했" question, with
+        `agents_too`, its organisations as well."""
+        found = typed_spans(sentence, q.kind)
+        if agents_too and q.kind == "person" and asks_for_agent(q.text):
+            found = [*found, *agents(sentence)]
+        return found
 
     def _answer_spans(self, q: ReadQuestion, sentence: str, agents_too: bool = True) -> list[str]:
         """Spans of the expected type that the question does not already name (for a Korean
         "누가 …했" question, organisations too, as `agents_too` allows)."""
         spans = []
-        found = typed_spans(sentence, q.kind)
-        if agents_too and q.kind == "person" and asks_for_agent(q.text):
-            found = [*found, *agents(sentence)]
-        for span in found:
+        for span in self._typed(q, sentence, agents_too):
             terms = self.terms(span.text)
             if q.kind in ("date", "number"):
                 if span.text.replace(" ", "") not in q.text.replace(" ", ""):
@@ -287,6 +310,9 @@ class Reader(ReaderEvidence):
             for span in (self._answer_spans(q, sentence) if clear else [])
             if q.kind != "number" or not span.isdigit() or len(span) >= 3  # "제3의", "<표 21>"
         }
+        slotted = set(self._slot_spans(q, sentence)) & spans
+        if len(spans) > 1 and len(slotted) == 1:
+            spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
         if len(spans) == 1:
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
