@@ -5,8 +5,8 @@ model-number match, the lead's confidence, the supporting sentences)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Set as AbstractSet
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from planrag.services.answers import is_korean
