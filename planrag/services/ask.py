@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from functools import partial
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
@@ -370,7 +371,9 @@ class AskService:
         request = self._steps_request(run, plan, readable)
         second = adaptive.second
         request.steps, request.first = [adaptive.step, second.step], adaptive.first
-        request.reader, request.lookup = reader, lookup if second.lookup else None
+        request.reader = reader
+        if second.lookup:  # own pages ranked by the question's words
+            request.lookup = partial(lookup, question=question, reader=reader)
         return request
 
     async def _chain_stage(
