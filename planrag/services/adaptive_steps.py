@@ -155,21 +155,19 @@ def _page_of_question(question: str, names: list[str], passage: Passage) -> bool
 def described_page(passage: Passage) -> bool:
     """An encyclopedia's page about a name, though the question describes it instead of
     naming it ("the fast-food restaurant specializing in seafood" → "Long John Silver's"): a
-    title of capitalised words (not a Markdown section, "## Equipment"), which its first
-    sentence opens with ("Long John Silver's LLC is an American …"); the title of a page in a
-    script without capitals (Korean) is never one."""
+    title of two or more capitalised words (not a Markdown section, "## Equipment"), which
+    its first sentence opens with ("Long John Silver's LLC is an American …"); the title of a
+    page in a script without capitals (Korean) is never one."""
     lines = passage.content.strip().splitlines()
     if not lines or lines[0].lstrip().startswith("##"):
         return False
     words = heading(passage).split()
-    if not words or len(words) > DESCRIBED_TITLE_WORDS:
+    if not 2 <= len(words) <= DESCRIBED_TITLE_WORDS or not words[0][:1].isupper():
         return False
     if not all(w[:1].isupper() or w[:1].isdigit() or w.islower() and len(w) <= 3 for w in words):
         return False
-    if not words[0][:1].isupper() or (len(words) == 1 and len(words[0]) < 4):
-        return False
     body = [s for s in body_sentences(passage.content) if s.strip() != lines[0].strip()]
-    return bool(body) and body[0].split()[:1] == words[:1]
+    return bool(body) and body[0].split()[: len(words)] == words
 
 
 def first_hops(question: str, passages: list[Passage]) -> list[Passage]:
