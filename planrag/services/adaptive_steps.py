@@ -95,22 +95,22 @@ def looked_up(
     without a page adds nothing: the first search's passages keep the merged budget). One
     page per entity; the first name's (the bridge read) first, then the pages holding most of
     the `question`'s words (with a `reader`: of a dozen names on the first hop's page, the one
-    "born in 1965" for "the British actor born in 1965 …"), in the names' order on a tie."""
+    "born in 1965" for "the British actor born in 1965 …"), in the search's order on a tie."""
     names = [n for n in query.split(LOOKUP_SEPARATOR) if n.strip()]
-    found: dict[str, tuple[int, Passage]] = {}
-    for passage in passages:
-        rank = next((i for i, n in enumerate(names) if own_passage(n, passage)), None)
+    found: dict[str, tuple[bool, int, Passage]] = {}
+    for at, passage in enumerate(passages):
+        owner = next((i for i, n in enumerate(names) if own_passage(n, passage)), None)
         key = normalize(heading(passage))
-        if rank is not None and key not in found:
-            found[key] = (rank, passage)
+        if owner is not None and key not in found:
+            found[key] = (owner == 0, at, passage)
     terms = reader.terms(question) if reader is not None and question else set()
 
-    def order(item: tuple[int, Passage]) -> tuple[int, int, int]:
-        rank, passage = item
+    def order(item: tuple[bool, int, Passage]) -> tuple[bool, int, int]:
+        bridge, at, passage = item
         held = len(terms & reader.terms(passage.content)) if reader is not None else 0
-        return (0 if rank == 0 else 1, -held, rank)
+        return (not bridge, -held, at)
 
-    return [p for _, p in sorted(found.values(), key=order)][:LOOKUP_NAMES]
+    return [p for *_, p in sorted(found.values(), key=order)][:LOOKUP_NAMES]
 
 
 def lookup(

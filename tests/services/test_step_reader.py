@@ -122,3 +122,17 @@ def test_a_bridge_read_of_the_whole_question_wants_a_name_not_the_answer_type() 
     assert StepReader().read(question, found).text == "1945"  # type: ignore[union-attr]
     bridge = StepReader().read(question, found, bridge=True)
     assert bridge is not None and bridge.text == "Clement Attlee"
+
+
+def test_a_role_reads_the_name_credited_with_its_verb() -> None:
+    """ "the singer of …": the sentence credits a writer first and the singer after
+    "recorded by"; the singer is read, not the first name."""
+    text = (
+        '"Lantern Road" is a song written by Ada Crane, and recorded by American country '
+        "music artist Milo Ferris."
+    )
+    found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
+    singer = StepReader().read('the singer of "Lantern Road"', found)
+    assert singer is not None and singer.text == "Milo Ferris"
+    writer = StepReader().read('the writer of "Lantern Road"', found)
+    assert writer is not None and writer.text == "Ada Crane"
