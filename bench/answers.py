@@ -10,7 +10,8 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
   cross-lingual); `ko_common` (qa_common_ko.jsonl, 공통점/차이점: also whether the answer cites
   every subject's document), `ko_bridge` (qa_bridge_ko.jsonl, Korean bridge questions),
   `ko_cross` (crosslingual.jsonl) and `ko_absent` (absent_questions.jsonl: facts no document
-  holds, so "answered" counts false answers) ask the same KB; a file's `split` (tune / heldout)
+  holds, so "answered" counts false answers) and `ko_near` (absent_near.jsonl: a detail of a
+  subject the documents hold, "says_absent" counting the answers that say so) ask the same KB; a file's `split` (tune / heldout)
   is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers;
@@ -69,6 +70,7 @@ KO_FILES = {
     "ko_bridge": "qa_bridge_ko.jsonl",  # Korean bridge questions (session 10)
     "ko_cross": "crosslingual.jsonl",  # English over Korean documents and the reverse
     "ko_absent": "absent_questions.jsonl",  # facts no document holds: any answer is false
+    "ko_near": "absent_near.jsonl",  # near-absent details (session 11): "says_absent" catches
 }
 
 
