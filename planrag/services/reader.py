@@ -42,6 +42,7 @@ from planrag.services.reader_signals import (
     weighted_share,
 )
 from planrag.services.readings import Reading, ReadSentence
+from planrag.text.answer_slots import asked_particle, particles_after
 from planrag.text.answer_types import (
     AnswerType,
     answer_type,
@@ -62,6 +63,7 @@ TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
+SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
@@ -83,7 +85,7 @@ class Reader(ReaderEvidence):
         sentence for a "what" question)."""
         return q.kind == "thing" or bool(self._answer_spans(q, sentence))
 
-    def _question(self, question: str, kind: AnswerType) -> ReadQuestion:
+    def _question(self, question: str, kind: AnswerType, asked: str | None = None) -> ReadQuestion:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -93,7 +95,8 @@ class Reader(ReaderEvidence):
             if terms:
                 entities.append(terms)
         terms = self.terms(question)
-        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question))
+        slot = asked_particle(asked or question) if is_korean(asked or question) else None
+        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question), slot)
 
     # ------------------------------------------------------------------ reading
 
@@ -110,7 +113,7 @@ class Reader(ReaderEvidence):
         overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, kind or answer_type(question))
+        q = self._question(search_text or question, kind or answer_type(question), question)
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -245,7 +248,21 @@ class Reader(ReaderEvidence):
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
+        if not self._answer_spans(q, sentence):
+            return -TYPE_MISS
+        return 1.0 + (SLOT_FILLED if self._slot_spans(q, sentence) else 0.0)
+
+    def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
+        """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
+        투자했나요?"): the argument asked for, not a description of the subject."""
+        if q.slot is None:
+            return []
+        after = particles_after(sentence)
+        return [
+            span.text
+            for span in typed_spans(sentence, q.kind)
+            if after.get(span.end) == q.slot and span.text in self._answer_spans(q, sentence)
+        ]
 
     def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """Spans of the expected type that the question does not already name."""
@@ -278,6 +295,9 @@ class Reader(ReaderEvidence):
             for span in (self._answer_spans(q, sentence) if clear else [])
             if q.kind != "number" or not span.isdigit() or len(span) >= 3  # "제3의", "<표 21>"
         }
+        slotted = set(self._slot_spans(q, sentence)) & spans
+        if len(spans) > 1 and len(slotted) == 1:
+            spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
         if len(spans) == 1:
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
