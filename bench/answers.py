@@ -10,8 +10,9 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
   cross-lingual); `ko_common` (qa_common_ko.jsonl, 공통점/차이점: also whether the answer cites
   every subject's document), `ko_bridge` (qa_bridge_ko.jsonl, Korean bridge questions),
   `ko_cross` (crosslingual.jsonl) and `ko_absent` (absent_questions.jsonl: facts no document
-  holds, so "answered" counts false answers) ask the same KB; a file's `split` (tune / heldout)
-  is summarised apart;
+  holds, so "answered" counts false answers) and `ko_near` (absent_near.jsonl: a detail of a
+  subject the documents hold, "says_absent" counting the answers that say so) ask the same KB;
+  a file's `split` (tune / heldout) is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers;
 - `allganize`: allganize RAG-ko 200 (../shared/data/allganize_rag_ko): its file has no reference
@@ -55,7 +56,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = DEFAULT_DATA_DIR  # ../shared/data, or PLANRAG_BENCH_DATA
 KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
-ABSENT = ("문서에 없습니다", "not in the documents")  # the asked detail is absent, related shown
+ABSENT = (
+    "문서에 없습니다",
+    "not in the documents",
+    "No document says",
+)  # the asked detail is absent, related shown
 UPLOAD_BATCH = 40
 
 
@@ -69,6 +74,7 @@ KO_FILES = {
     "ko_bridge": "qa_bridge_ko.jsonl",  # Korean bridge questions (session 10)
     "ko_cross": "crosslingual.jsonl",  # English over Korean documents and the reverse
     "ko_absent": "absent_questions.jsonl",  # facts no document holds: any answer is false
+    "ko_near": "absent_near.jsonl",  # near-absent details (session 11): "says_absent" catches
 }
 
 

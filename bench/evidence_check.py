@@ -42,6 +42,7 @@ from planrag.core.settings import E5_MODEL, EmbeddingSettings, IngestSettings, S
 from planrag.core.types import DocumentMetadata  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
 from planrag.services import reader as reader_module  # noqa: E402
+from planrag.services import reader_evidence  # noqa: E402
 from planrag.services.answers import Passage  # noqa: E402
 from planrag.services.evaluation import BeirDataset  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
@@ -65,7 +66,7 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
     def evidence(
         self: reader_module.Reader, question: str, passages: Sequence[Passage]
     ) -> list[int]:
-        shown = list(passages[: reader_module.READ_PASSAGES])
+        shown = list(passages[: reader_evidence.READ_PASSAGES])
         terms = self.terms(question)
         sims = (
             self.similarities(question, [plain_text(p.content)[:1000] for p in shown])
@@ -77,7 +78,7 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
                 "question": question,
                 "floor": self._floor,
                 "coverage": [round(self.coverage(terms, p), 4) for p in shown],
-                "crosses": [reader_module._crosses(question, p) for p in shown],
+                "crosses": [reader_evidence._crosses(question, p) for p in shown],
                 "sims": [round(s, 4) for s in sims],
                 "floors": [round(self.similarity_floor(question, p), 4) for p in shown],
             }
@@ -136,8 +137,7 @@ def searched(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], 
     ]
     embedder = runtime.retrieval.embedder_for(knowledge_base)
     floor = runtime.settings.ask.relevance_floor
-    calibration = knowledge_base.calibration
-    floors = {kb: calibration.evidence_floor} if calibration is not None else {}
+    floors = {kb: runtime.calibrator.evidence_floor(knowledge_base)}  # as the ask path reads them
     cross_min = runtime.settings.ask.cross_lingual_min
     reader = reader_module.Reader(knowledge_base.user_words, floor, embedder, cross_min, floors)
     start = len(RECORDS)
@@ -290,7 +290,7 @@ def replay(files: list[Path], floors: list[float]) -> None:
             mine = [r for r in rows if keep(r) and r["lang"] == lang]
             if not mine:
                 continue
-            same = reader_module.SAME_LANGUAGE_MIN
+            same = reader_evidence.SAME_LANGUAGE_MIN
             for kb in sorted({r["kb"] for r in mine}):
                 held = [r for r in mine if r["kb"] == kb]
                 cells = [
@@ -346,6 +346,7 @@ def main() -> None:
                 floors = calibration.evidence_floor if calibration else None
                 print(name, "evidence floors", floors, flush=True)
         if args.absolute:  # before: every KB without its floors (the absolute one for all)
+            runtime.calibrator.evidence_floor = lambda kb: {}  # type: ignore[method-assign]
             for name in (KO_KB, *KOREAN_KBS, *ENGLISH_KBS):
                 kb = runtime.metadata.get_kb_by_name(name)
                 if kb.calibration is not None:

@@ -17,7 +17,7 @@ from planrag.core.errors import KnowledgeBaseNotFound
 from planrag.core.settings import LLMSettings, Settings
 from planrag.core.types import FusionCalibration
 from planrag.executors.calibration_questions import QuestionWriter
-from planrag.executors.fusion import FusionCalibrator
+from planrag.executors.fusion import FusionCalibrator, StoredVectors
 from planrag.executors.graph_questions import LLMQuestionReader, rule_reading
 from planrag.executors.registry import ExecutorDeps, ExecutorRegistry
 from planrag.ingest.inflation import ReadLimits
@@ -73,9 +73,11 @@ def build_calibrator(
     metadata: MetadataStore,
     embedders: EmbedderRegistry,
     questions: QuestionWriter | None = None,
+    stored: StoredVectors | None = None,
 ) -> FusionCalibrator:
     """Hybrid fusion weights per KB, measured after indexing (and on demand); with the LLM's
-    questions as calibration queries when one is configured."""
+    questions as calibration queries when one is configured, and the KB's stored chunk vectors
+    for its evidence floors."""
 
     def save(kb_id: str, calibration: FusionCalibration) -> None:
         metadata.update_kb(kb_id, {"calibration": calibration.model_dump(mode="json")})
@@ -87,6 +89,7 @@ def build_calibrator(
         metadata.searchable_chunk_count,
         embedders,
         questions,
+        stored,
     )
 
 
@@ -183,7 +186,9 @@ class Runtime:
         bm25 = BM25Store(settings.data_dir / "bm25", metadata.lexical_rows, versions)
         chat = ChatClient(settings.llm)  # every LLM call: planner, answers, reranker, health
         rerankers = RerankerRegistry(settings.rerank, settings.llm, chat)
-        calibrator = build_calibrator(metadata, embedders, question_writer(settings.llm, chat))
+        calibrator = build_calibrator(
+            metadata, embedders, question_writer(settings.llm, chat), vectors.get_vectors
+        )
         executors = ExecutorRegistry.build(
             ExecutorDeps(
                 rerankers=rerankers,
@@ -307,6 +312,7 @@ class Runtime:
             self.chat,
             self.executors.strategies,
             learn=self.calibrator.learn,
+            floors=self.calibrator.evidence_floor,
         )
 
     @cached_property

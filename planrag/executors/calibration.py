@@ -11,8 +11,12 @@ the difference, shrunk by the evidence: `weights_for`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -132,24 +136,69 @@ def cross_base(queries: PairVectors, targets: PairVectors, same: bool = False) -
     return round(float(np.median(similarity)), 4) if similarity.size else None
 
 
-def evidence_floors(embedder: Embedder, passages: dict[str, list[str]]) -> dict[str, float]:
+def evidence_floors(
+    embedder: Embedder,
+    passages: dict[str, list[str]],
+    stored: Mapping[str, Sequence[float]] | None = None,
+) -> dict[str, float]:
     """Per direction ('hangul>latin': a Korean question, an English passage), the e5 similarity
     a passage of the KB needs to be evidence for a question in the other script: the best
     that unrelated questions of that script reach among the KB's sampled passages of this one
     (FLOOR_QUANTILE of the questions' best). One absolute floor cannot serve every KB:
     e5 gives Korean questions 0.77–0.84 against unrelated English abstracts of one set and
-    0.72–0.75 against unrelated English reports of another (issue 25, sessions 9–10)."""
+    0.72–0.75 against unrelated English reports of another (issue 25, sessions 9–10).
+    `stored`: vectors the KB already holds, by passage text (`passage_matrix`)."""
     floors: dict[str, float] = {}
     for target, texts in sorted(passages.items()):
         sources = [s for s in sorted(UNRELATED_QUESTIONS) if s != target]
         if not texts or not sources:
             continue
-        vectors = np.asarray(embedder.embed([t[:EVIDENCE_CHARS] for t in texts]))
+        asked = {source: unrelated_vectors(embedder, source) for source in sources}
+        dimension = next(iter(asked.values())).shape[1]
+        vectors = passage_matrix(embedder, texts, stored or {}, dimension)
         for source in sources:
-            asked = np.asarray(embedder.embed_queries(list(UNRELATED_QUESTIONS[source])))
-            best = (asked @ vectors.T).max(axis=1)
+            best = (asked[source] @ vectors.T).max(axis=1)
             floors[f"{source}>{target}"] = round(float(np.quantile(best, FLOOR_QUANTILE)), 4)
     return floors
+
+
+def passage_matrix(
+    embedder: Embedder, texts: list[str], stored: Mapping[str, Sequence[float]], dimension: int
+) -> np.ndarray:
+    """The passages' vectors as the evidence check embeds them (cut at EVIDENCE_CHARS): a
+    stored chunk vector (of the model's `dimension`) where the vector store holds one for a
+    text no longer than that (the same text, embedded when indexed), the model's for the rest.
+    Embedding 64 passages per script cost e5 16 s a calibration on 2 threads (issue 25,
+    session 11)."""
+    rows: list[Sequence[float] | None] = []
+    for text in texts:
+        vector = stored.get(text) if len(text) <= EVIDENCE_CHARS else None
+        rows.append(vector if vector is not None and len(vector) == dimension else None)
+    missing = [i for i, row in enumerate(rows) if row is None]
+    if missing:
+        embedded = embedder.embed([texts[i][:EVIDENCE_CHARS] for i in missing])
+        for i, vector in zip(missing, embedded, strict=True):
+            rows[i] = vector
+    return np.asarray(rows, dtype=np.float32)
+
+
+_ASKED: weakref.WeakKeyDictionary[Embedder, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+_ASKED_LOCK = threading.Lock()
+
+
+def unrelated_vectors(embedder: Embedder, script: str) -> np.ndarray:
+    """The unrelated questions of `script` as the embedder's query vectors, embedded once per
+    embedder (every calibration of every KB asks the same questions)."""
+    known: np.ndarray | None = None
+    with _ASKED_LOCK, contextlib.suppress(TypeError):  # TypeError: no weak reference to it
+        known = _ASKED.get(embedder, {}).get(script)
+    if known is not None:
+        return known
+    questions = list(UNRELATED_QUESTIONS[script])
+    vectors = np.asarray(embedder.embed_queries(questions), dtype=np.float32)
+    with _ASKED_LOCK, contextlib.suppress(TypeError):
+        _ASKED.setdefault(embedder, {})[script] = vectors
+    return vectors
 
 
 def measure(

@@ -12,8 +12,10 @@ English question over Korean documents) is led by the dense leg: BM25 cannot mat
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from planrag.core.types import (
@@ -41,8 +43,11 @@ from planrag.executors.context import QueryContext
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.text.tokenizer import tokenizer_for
 
+log = logging.getLogger(__name__)
+
 Sampler = Callable[[str, int, int], list[tuple[str, str]]]  # (kb_id, n, seed) → (chunk_id, text)
 Saver = Callable[[str, FusionCalibration], None]
+StoredVectors = Callable[[str, list[str]], dict[str, list[float]]]  # (kb_id, chunk ids) → vectors
 
 SAMPLES_PER_SCRIPT = 64
 MIN_PAIRS = 4
@@ -90,6 +95,16 @@ def script_bases(calibration: FusionCalibration | None, script: str) -> dict[str
     return out
 
 
+@dataclass
+class Sample:
+    """A calibration's sample of a KB, per script."""
+
+    pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    passages: dict[str, list[str]] = field(default_factory=dict)
+    chunk_ids: dict[str, str] = field(default_factory=dict)  # passage text → its chunk
+    counts: dict[str, int] = field(default_factory=dict)
+
+
 class FusionCalibrator:
     """Measures a KB's legs when indexing finishes (and on demand), never during a search: a
     search reads the stored calibration, so concurrent searches use the previous weights while
@@ -103,8 +118,11 @@ class FusionCalibrator:
         count: Callable[[str], int],
         embedders: EmbedderRegistry,
         questions: QuestionWriter | None = None,
+        stored: StoredVectors | None = None,
     ) -> None:
         self._sample = sample
+        # the vector store's chunk vectors: the evidence floors' passages are not embedded again
+        self._stored = stored
         self._questions = questions  # an LLM's questions, when one is configured
         self._save = save
         self._load = load
@@ -117,6 +135,7 @@ class FusionCalibrator:
         # write it, never while measuring, so an ask never waits for a calibration.
         self._saving: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._floorless: set[str] = set()  # KBs whose floors could not be measured (once)
 
     def fusion(self, ctx: QueryContext, mode: str, rrf_k: int | None) -> FusionInfo:
         """The weights for this query: its script's calibration, bounded; dense-led when the
@@ -213,25 +232,14 @@ class FusionCalibrator:
     def _measure(self, kb: KnowledgeBase, embedder: Embedder, size: int) -> FusionCalibration:
         """Pseudo-queries from a content-ordered sample, per script (a KB under MIN_CHUNKS
         records only its scripts' shares: too few queries to weigh the legs)."""
-        pairs: dict[str, list[tuple[str, str]]] = {}
-        passages: dict[str, list[str]] = {}
-        counts: dict[str, int] = {}
-        for _chunk_id, text in self._sample(kb.id, SAMPLES_PER_SCRIPT * 4, 0):
-            script = script_of(text)
-            counts[script] = counts.get(script, 0) + 1
-            bucket = pairs.setdefault(script, [])
-            pair = pair_of(text, PAIRS) if len(bucket) < SAMPLES_PER_SCRIPT else None
-            if pair:
-                bucket.append(pair)
-            kept = passages.setdefault(script, [])
-            if len(kept) < SAMPLES_PER_SCRIPT:
-                kept.append(text[:MAX_CHARS])
+        sample = self._sampled(kb.id)
+        pairs = sample.pairs
         scripts: dict[str, LegQuality] = {}
         crossed: dict[str, float] = {}
         floors: dict[str, float] = {}
         kind: str = PAIRS
         if size >= MIN_CHUNKS:
-            pairs, kind = self._written(passages, pairs)
+            pairs, kind = self._written(sample.passages, pairs)
             tokenizer = tokenizer_for(kb.user_words)
             vectors = {s: embed_pairs(embedder, items) for s, items in pairs.items() if items}
             scripts = {
@@ -245,17 +253,86 @@ class FusionCalibrator:
                 for b in vectors
             }
             crossed = {key: base for key, base in bases.items() if base is not None}
-            floors = evidence_floors(embedder, passages)
-        total = sum(counts.values()) or 1
+            floors = self._floors(kb.id, embedder, sample)
+        total = sum(sample.counts.values()) or 1
         return FusionCalibration(
             scripts=scripts,
             cross_base=crossed,
             evidence_floor=floors,
-            script_share={s: round(n / total, 4) for s, n in sorted(counts.items())},
+            script_share={s: round(n / total, 4) for s, n in sorted(sample.counts.items())},
             queries=kind,
             chunk_count=size,
             calibrated_at=datetime.now(UTC),
         )
+
+    def _sampled(self, kb_id: str) -> Sample:
+        """The KB's content-ordered sample: each script's pseudo-query pairs and passages (up to
+        SAMPLES_PER_SCRIPT each) and how many sampled chunks are in each script."""
+        sample = Sample()
+        for chunk_id, text in self._sample(kb_id, SAMPLES_PER_SCRIPT * 4, 0):
+            script = script_of(text)
+            sample.counts[script] = sample.counts.get(script, 0) + 1
+            bucket = sample.pairs.setdefault(script, [])
+            pair = pair_of(text, PAIRS) if len(bucket) < SAMPLES_PER_SCRIPT else None
+            if pair:
+                bucket.append(pair)
+            kept = sample.passages.setdefault(script, [])
+            if len(kept) < SAMPLES_PER_SCRIPT:
+                kept.append(text[:MAX_CHARS])
+                sample.chunk_ids[text[:MAX_CHARS]] = chunk_id
+        return sample
+
+    def _floors(self, kb_id: str, embedder: Embedder, sample: Sample) -> dict[str, float]:
+        """The evidence floors of the sampled passages, from the vectors the vector store holds
+        for them where it can give them (the model embeds the rest)."""
+        stored: dict[str, list[float]] = {}
+        if self._stored is not None and sample.chunk_ids:
+            try:
+                found = self._stored(kb_id, sorted(set(sample.chunk_ids.values())))
+            except Exception as exc:  # the floors are still measured, by the model
+                log.warning("stored vectors unavailable for the evidence floors: %s", exc)
+                found = {}
+            stored = {t: found[c] for t, c in sample.chunk_ids.items() if c in found}
+        return evidence_floors(embedder, sample.passages, stored)
+
+    def evidence_floor(self, kb: KnowledgeBase) -> dict[str, float]:
+        """The KB's cross-lingual evidence floors. A KB calibrated before they existed (issue
+        25, session 10) gets them on first use, once, from its stored vectors, kept with its
+        calibration (its weights unchanged); while the KB is being calibrated, the stored ones
+        (none: the reader's absolute floor) serve."""
+        calibration = kb.calibration
+        if calibration is None or calibration.evidence_floor or kb.id in self._floorless:
+            return calibration.evidence_floor if calibration else {}
+        if calibration.chunk_count < MIN_CHUNKS:
+            return {}
+        with self._guard:
+            lock = self._locks.setdefault(kb.id, threading.Lock())
+        if not lock.acquire(blocking=False):  # a calibration is measuring them
+            return {}
+        try:
+            return self._backfill(kb)
+        finally:
+            lock.release()
+
+    def _backfill(self, kb: KnowledgeBase) -> dict[str, float]:
+        latest = self._load(kb.id).calibration
+        if latest is None or latest.evidence_floor:
+            return latest.evidence_floor if latest else {}
+        try:
+            embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
+            floors = self._floors(kb.id, embedder, self._sampled(kb.id))
+        except Exception as exc:  # the absolute floor serves; not tried again in this process
+            log.warning("evidence floors of %s not measured: %s", kb.name, exc)
+            floors = {}
+        if not floors:
+            self._floorless.add(kb.id)
+            return {}
+        with self._feedback_lock(kb.id):
+            current = self._load(kb.id).calibration
+            if current is not None and not current.evidence_floor:
+                self._save(kb.id, current.model_copy(update={"evidence_floor": floors}))
+        log.info("evidence floors of %s measured from its stored vectors: %s", kb.name, floors)
+        return floors
 
     def _written(
         self, passages: dict[str, list[str]], pairs: dict[str, list[tuple[str, str]]]

@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from functools import partial
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
@@ -72,6 +73,7 @@ from planrag.stores.traces import TraceStore
 from planrag.text.answer_types import is_summary_request
 
 log = logging.getLogger(__name__)
+EvidenceFloors = Callable[[KnowledgeBase], dict[str, float]]
 FRONT_THREADS = 8  # scope reads and planning of asks, ahead of searches
 T = TypeVar("T")
 
@@ -96,11 +98,14 @@ class AskService:
         chat: ChatClient,
         strategies: tuple[str, ...],
         learn: Learn | None = None,
+        floors: EvidenceFloors | None = None,
     ) -> AskService:
         catalog = Catalog(metadata.engine)
         planner = Planner(settings.planner, settings.llm, chat, document_counter(catalog))
         traces = TraceStore(metadata.engine, keep=settings.ask.max_traces)
-        return cls(settings, metadata, catalog, retrieval, planner, chat, traces, strategies, learn)
+        return cls(
+            settings, metadata, catalog, retrieval, planner, chat, traces, strategies, learn, floors
+        )
 
     def __init__(
         self,
@@ -113,8 +118,12 @@ class AskService:
         traces: TraceStore,
         strategies: tuple[str, ...],
         learn: Learn | None = None,
+        floors: EvidenceFloors | None = None,
     ) -> None:
         self._settings = settings
+        # a KB's cross-lingual evidence floors, measured on first use when its calibration
+        # predates them (FusionCalibrator.evidence_floor); else the stored ones
+        self._floors = floors
         # what an LLM answer's citations teach the KBs' fusion weights (fusion_feedback.py)
         self._learn = learn if settings.ask.fusion_feedback else None
         self._metadata = metadata
@@ -370,7 +379,9 @@ class AskService:
         request = self._steps_request(run, plan, readable)
         second = adaptive.second
         request.steps, request.first = [adaptive.step, second.step], adaptive.first
-        request.reader, request.lookup = reader, lookup if second.lookup else None
+        request.reader = reader
+        if second.lookup:  # own pages ranked by the question's words
+            request.lookup = partial(lookup, question=question, reader=reader)
         return request
 
     async def _chain_stage(
@@ -567,8 +578,14 @@ class AskService:
                 except PlanragError as exc:
                     log.warning("reading without e5: %s", exc.message)
                 break
-        floors = {kb.name: kb.calibration.evidence_floor for kb in chosen if kb.calibration}
+        floors = {kb.name: self._evidence_floor(kb, embedder is not None) for kb in chosen}
         return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min, floors)
+
+    def _evidence_floor(self, kb: KnowledgeBase, read_with_e5: bool) -> dict[str, float]:
+        """The KB's floors; measured now (once) only where the reader compares similarities."""
+        if self._floors is not None and read_with_e5:
+            return self._floors(kb)
+        return kb.calibration.evidence_floor if kb.calibration else {}
 
     def _exists(
         self,

@@ -17,6 +17,7 @@ from planrag.core.types import GraphPath
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage
 from planrag.services.comparisons import shaped_reading, subjects_found
+from planrag.services.missing_details import missing_detail
 from planrag.services.passage_text import body_sentences, plain_text
 from planrag.services.reader import Reader, Reading, ReadSentence
 from planrag.services.second_hop import second_hop
@@ -74,7 +75,12 @@ class Extractor:
             and subjects_found(self.reader, question, passages)
         ):
             return self.reader.read(question, passages, check=False, search_text=search_text)
-        return second_hop(self.reader, question, passages, reading) or reading
+        reading = second_hop(self.reader, question, passages, reading) or reading
+        if reading.lead is not None and self._floor > 0:
+            missing = missing_detail(self.reader, question, passages, reading.passage)
+            if missing is not None:  # what they lack first, then what they hold
+                reading.absent = missing.sentence()
+        return reading
 
     def answer(
         self,

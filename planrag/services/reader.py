@@ -16,36 +16,21 @@ Markdown removed, headings never) is scored with:
   are not trusted on Korean; without one the signal is left out);
 - the passage's rank and the sentence's position.
 
-The evidence check (`Reader.evidence`) decides whether there is anything to answer from: a
-passage passes when it holds enough of the question's content terms (the relevance floor; a
-Korean term Kiwi read differently in the passage is looked for again with the question's terms
-given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
-when question and passage are in different languages (an English question over Korean
-documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
-overlap across languages, so they are not asked to (`cross_floors`: each knowledge base's
-calibrated floor per direction, what unrelated questions of the question's script reach among
-its passages; `cross_lingual_min` where a KB has none). When no passage passes on words, one in the
-question's language passes with an e5 similarity of at least `SAME_LANGUAGE_MIN` (Kiwi can read
-one name two ways). Term overlap weighs each question term by its rarity among the sentences
-read (a smoothed idf).
+The evidence check, the terms and e5 similarities are `reader_evidence.ReaderEvidence`, which
+`Reader` extends.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-import numpy as np
-
-from planrag.llm.e5 import is_e5
 from planrag.llm.embedders import Embedder
-from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
-from planrag.services.passage_text import body_sentences, plain_text
+from planrag.services.passage_text import body_sentences
+from planrag.services.reader_evidence import READ_PASSAGES, ReaderEvidence
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
-    FUNCTION_WORDS,
     Candidate,
     ReadQuestion,
     across,
@@ -58,6 +43,7 @@ from planrag.services.reader_signals import (
     weighted_share,
 )
 from planrag.services.readings import Reading, ReadSentence
+from planrag.text.answer_slots import asked_particle, particles_after
 from planrag.text.answer_types import (
     AnswerType,
     answer_type,
@@ -68,23 +54,18 @@ from planrag.text.answer_types import (
 )
 from planrag.text.entities import find_mentions
 from planrag.text.question_shapes import is_bridge
-from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 __all__ = ["Reader", "Reading", "ReadSentence", "read"]
 
-READ_PASSAGES = 5  # passages whose sentences are read
 MAX_SENTENCES = 60  # sentences scored
 MIN_SENTENCE_CHARS = 8
-CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to be evidence
-# The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
-# and in a passage as 대학교): a high bar, irrelevant Korean questions reach 0.81 on ko_company.
-SAME_LANGUAGE_MIN = 0.87
 SHORTLIST = 12  # sentences of the question's language scored with e5 (half as many of others)
 SIMILARITY_WEIGHT = 1.0
 TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
+SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 # An asked term its passage's title holds counts this much for a sentence that does not name it
 # (English): every sentence of "Safety audit of the Icheon plant" is about the audit, so the
@@ -98,52 +79,21 @@ TOPIC_WEIGHT = 0.5
 BLIND = 0.5
 
 
-class Reader:
+class Reader(ReaderEvidence):
     """Reads passages for one knowledge base's user words, with its embedder when it is e5."""
 
-    def __init__(
-        self,
-        user_words: Sequence[str] = (),
-        floor: float = 0.5,
-        embedder: Embedder | None = None,
-        cross_lingual_min: float = CROSS_LINGUAL_MIN,
-        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
-    ) -> None:
-        self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
-        self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
-        self._floor = floor
-        self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
-        self._cross_min = cross_lingual_min
-        self._cross_floors = cross_floors or {}
-
     # ------------------------------------------------------------------ the question
-
-    def terms(self, text: str) -> set[str]:
-        """The content terms of a question (generic request words left out)."""
-        return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
-
-    def terms_many(self, texts: Sequence[str]) -> list[set[str]]:
-        """`terms` of each text, Kiwi reading them in one batch."""
-        return [
-            {t for t in tokens if t not in self._generic}
-            for tokens in self._tokenizer.tokenize_many(texts)
-        ]
 
     def question(self, question: str) -> ReadQuestion:
         """The question as the reader holds it: terms, names, model codes, answer type."""
         return self._question(question, answer_type(question))
-
-    def term_weights(self, terms: set[str], sentences: list[set[str]]) -> dict[str, float]:
-        """Each term's rarity among the sentences' terms (a smoothed idf, as in scoring)."""
-        total = len(sentences)
-        return {t: math.log(1 + (total + 1) / (1 + sum(t in s for s in sentences))) for t in terms}
 
     def answers_type(self, q: ReadQuestion, sentence: str) -> bool:
         """Whether the sentence holds something of the asked type the question lacks (any
         sentence for a "what" question)."""
         return q.kind == "thing" or bool(self._answer_spans(q, sentence))
 
-    def _question(self, question: str, kind: AnswerType) -> ReadQuestion:
+    def _question(self, question: str, kind: AnswerType, asked: str | None = None) -> ReadQuestion:
         codes = model_codes(question)
         entities = []
         for mention in find_mentions(question):
@@ -153,63 +103,12 @@ class Reader:
             if terms:
                 entities.append(terms)
         terms = self.terms(question)
-        verb = asked_verb(question)
+        slot = asked_particle(asked or question) if is_korean(asked or question) else None
+        verb = asked_verb(asked or question)
         return ReadQuestion(
-            question, terms, entities, codes, kind, is_bridge(question),
+            question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
         )  # fmt: skip
-
-    # ------------------------------------------------------------------ evidence
-
-    def coverage(self, terms: set[str], passage: Passage) -> float:
-        """The share of the terms the passage (its title too) holds; 1 without terms."""
-        if not terms:
-            return 1.0
-        text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(self.held(terms, [text])[0]) / len(terms)
-
-    def held(
-        self, terms: set[str], texts: Sequence[str], read: Sequence[set[str]] | None = None
-    ) -> list[set[str]]:
-        """The terms each text holds (`read`: the texts' tokens when the caller has them). A
-        Korean term Kiwi read differently in a text is looked for again with the terms given to
-        Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ, "동해캐피털" as 동해 + 캐피털 in
-        one sentence and whole in another)."""
-        tokens = read if read is not None else map(set, self._tokenizer.tokenize_many(texts))
-        found = [terms & t for t in tokens]
-        missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
-        unread = set().union(*missing)
-        if not unread:
-            return found
-        again = LexicalTokenizer((*self._tokenizer.user_words, *sorted(unread)))
-        return [
-            held | (gone & set(again.tokenize(text))) if gone else held
-            for held, gone, text in zip(found, missing, texts, strict=True)
-        ]
-
-    def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
-        """The numbers of the passages that pass the evidence check."""
-        terms = self.terms(question)
-        shown = list(passages[:READ_PASSAGES])
-        passed = [p.n for p in shown if self.coverage(terms, p) >= self._floor]
-        if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
-            return passed
-        sims = self._similarities(question, [plain_text(p.content)[:1000] for p in shown])
-        return [
-            p.n
-            for p, sim in zip(shown, sims, strict=True)
-            if sim >= self.similarity_floor(question, p)
-        ]
-
-    def similarity_floor(self, question: str, passage: Passage) -> float:
-        """The e5 similarity the passage needs to be evidence for the question: across
-        languages its knowledge base's calibrated floor for that direction (the absolute
-        `cross_lingual_min` when it has none), else SAME_LANGUAGE_MIN."""
-        if not _crosses(question, passage):
-            return SAME_LANGUAGE_MIN
-        direction = f"{_script(question)}>{_script(passage.content[:2000])}"
-        floors = self._cross_floors.get(passage.knowledge_base, {})
-        return floors.get(direction, self._cross_min)
 
     # ------------------------------------------------------------------ reading
 
@@ -226,7 +125,7 @@ class Reader:
         overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, kind or answer_type(question))
+        q = self._question(search_text or question, kind or answer_type(question), question)
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -369,7 +268,21 @@ class Reader:
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        return 1.0 if self._answer_spans(q, sentence) else -TYPE_MISS
+        if not self._answer_spans(q, sentence):
+            return -TYPE_MISS
+        return 1.0 + (SLOT_FILLED if self._slot_spans(q, sentence) else 0.0)
+
+    def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
+        """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
+        투자했나요?"): the argument asked for, not a description of the subject."""
+        if q.slot is None:
+            return []
+        after = particles_after(sentence)
+        return [
+            span.text
+            for span in typed_spans(sentence, q.kind)
+            if after.get(span.end) == q.slot and span.text in self._answer_spans(q, sentence)
+        ]
 
     def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """Spans of the expected type that the question does not already name."""
@@ -406,6 +319,9 @@ class Reader:
         renamed = q.kind == "person" and renamed_title(title, sentence)
         if renamed and not self.terms(title) <= q.terms:
             return title  # "Chiwetel Umeadi Ejiofor, CBE (born …) is …" on "Chiwetel Ejiofor"
+        slotted = set(self._slot_spans(q, sentence)) & spans
+        if len(spans) > 1 and len(slotted) == 1:
+            spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
         if len(spans) == 1:
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
@@ -426,32 +342,8 @@ class Reader:
         spans = self._answer_spans(q, sentence)
         return spans[0] if spans else None
 
-    @property
-    def has_e5(self) -> bool:
-        return self._embedder is not None
-
-    def similarities(self, question: str, texts: list[str]) -> list[float]:
-        """e5 cosine of the question (as a query) to each text; [] without e5."""
-        return self._similarities(question, texts) if self._embedder is not None else []
-
-    def _similarities(self, question: str, texts: list[str]) -> list[float]:
-        assert self._embedder is not None
-        query = np.asarray(self._embedder.embed_queries([question])[0], dtype=np.float32)
-        matrix = np.asarray(self._embedder.embed(texts), dtype=np.float32)
-        return [float(v) for v in matrix @ query]
-
 
 _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
-
-
-def _crosses(question: str, passage: Passage) -> bool:
-    """Whether question and passage are written in different languages (Hangul or not)."""
-    return is_korean(question) != is_korean(passage.content[:2000])
-
-
-def _script(text: str) -> str:
-    """The calibration's name for the text's script (`FusionCalibration.evidence_floor`)."""
-    return "hangul" if is_korean(text) else "latin"
 
 
 def read(

@@ -52,6 +52,7 @@ class ReadQuestion:
     codes: set[str]
     kind: AnswerType
     bridged: bool = False  # the answer is one hop from the question's names
+    slot: str | None = None  # the case particle the question word carries ("어디에" → 에)
     verb: set[str] = field(default_factory=set)  # the asked verb's terms ("find": "… find?")
 
     @property

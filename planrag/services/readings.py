@@ -32,6 +32,12 @@ class Reading(BaseModel):
         "alternative's name, or the short answer the sentence holds",
     )
 
+    absent: str | None = Field(
+        default=None,
+        description='the sentence saying what the documents lack ("화성 지사는 문서에 없습니다."); '
+        "the sentences after it are what they hold",
+    )
+
     @property
     def found(self) -> bool:
         return self.lead is not None
@@ -41,4 +47,6 @@ class Reading(BaseModel):
         if self.lead is None:
             return ""
         cited = " ".join(f"{s.text} [{s.n}]" for s in [self.lead, *self.support])
+        if self.absent:
+            return f"{self.absent} {cited}"
         return f"{self.headline} — {cited}" if self.headline else cited

@@ -21,6 +21,7 @@ from planrag.executors.calibration import FLOOR, evidence_floors
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.runtime import Runtime
 from planrag.services.answers import Passage
+from planrag.services.ask_requests import AskRequest
 from planrag.services.ingestion import UploadItem
 from planrag.services.knowledge_bases import KnowledgeBaseCreate
 from planrag.services.reader import Reader
@@ -163,3 +164,45 @@ def test_the_cross_lingual_evidence_floor_is_the_kbs_own_for_each_direction(
         assert calibrated.evidence(question, passages(KOREAN)) == [], question
     for question in ("파리를 흐르는 강의 이름은 무엇인가?", "영화 기생충의 감독은 누구인가?"):
         assert calibrated.evidence(question, passages(ENGLISH)) == [], question
+
+
+def test_a_kb_calibrated_without_floors_gets_them_on_its_first_ask(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25, session 11: a KB calibrated before the floors existed kept the absolute 0.77
+    until something recalibrated it. Its first ask that compares similarities measures them,
+    once, from the vectors the store holds for its sampled chunks (no passage embedded again:
+    that cost e5 16 s a calibration), and keeps them with its calibration."""
+    runtime, kb_id = corpus.runtime, corpus.kb_id
+    measured = runtime.metadata.get_kb(kb_id).calibration
+    assert measured is not None and measured.evidence_floor
+
+    def forget_floors() -> None:
+        plain = measured.model_copy(update={"evidence_floor": {}})
+        runtime.metadata.update_kb(kb_id, {"calibration": plain.model_dump(mode="json")})
+
+    forget_floors()
+    question = "What does the marine robot research institute of Hangyeol University study?"
+    runtime.ask.run(
+        AskRequest(question=question, knowledge_bases=["ko-company"]),
+        [runtime.metadata.get_kb(kb_id)],
+    )
+    kept = runtime.metadata.get_kb(kb_id).calibration
+    assert kept is not None
+    assert kept.evidence_floor == pytest.approx(measured.evidence_floor, abs=2e-3)
+    assert kept.scripts == measured.scripts  # the weights are not recalibrated
+
+    forget_floors()
+    embedder = runtime.embedders.get(E5_MODEL)
+    embedded: list[str] = []
+    original = embedder.embed
+
+    def counted(texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return original(texts)
+
+    monkeypatch.setattr(embedder, "embed", counted)
+    floors = runtime.calibrator.evidence_floor(runtime.metadata.get_kb(kb_id))
+    assert floors == pytest.approx(measured.evidence_floor, abs=2e-3)
+    assert embedded == []  # the stored chunk vectors, not the model
+    assert runtime.metadata.get_kb(kb_id).calibration.evidence_floor == floors  # type: ignore[union-attr]

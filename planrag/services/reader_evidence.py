@@ -1,0 +1,151 @@
+"""The reader's evidence check: whether the passages hold anything to answer from.
+
+The evidence check (`Reader.evidence`) decides whether there is anything to answer from: a
+passage passes when it holds enough of the question's content terms (the relevance floor; a
+Korean term Kiwi read differently in the passage is looked for again with the question's terms
+given to Kiwi as words, since Kiwi splits "내선 2040으로" into 내 + 서 without them), or,
+when question and passage are in different languages (an English question over Korean
+documents), when its e5 similarity to the question reaches `cross_lingual_min` — words cannot
+overlap across languages, so they are not asked to (`cross_floors`: each knowledge base's
+calibrated floor per direction, what unrelated questions of the question's script reach among
+its passages; `cross_lingual_min` where a KB has none). When no passage passes on words, one in the
+question's language passes with an e5 similarity of at least `SAME_LANGUAGE_MIN` (Kiwi can read
+one name two ways). Term overlap weighs each question term by its rarity among the sentences
+read (a smoothed idf).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from planrag.llm.e5 import is_e5
+from planrag.llm.embedders import Embedder
+from planrag.planner.query_text import generic_terms
+from planrag.services.answers import Passage, is_korean
+from planrag.services.passage_text import plain_text
+from planrag.services.reader_signals import FUNCTION_WORDS
+from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
+
+__all__ = ["CROSS_LINGUAL_MIN", "READ_PASSAGES", "SAME_LANGUAGE_MIN", "ReaderEvidence"]
+
+READ_PASSAGES = 5  # passages whose sentences are read
+CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to be evidence
+# The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
+# and in a passage as 대학교): a high bar, irrelevant Korean questions reach 0.81 on ko_company.
+SAME_LANGUAGE_MIN = 0.87
+
+
+class ReaderEvidence:
+    """A knowledge base's question terms, evidence check and e5 similarities (`Reader`'s base)."""
+
+    def __init__(
+        self,
+        user_words: Sequence[str] = (),
+        floor: float = 0.5,
+        embedder: Embedder | None = None,
+        cross_lingual_min: float = CROSS_LINGUAL_MIN,
+        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
+    ) -> None:
+        self._tokenizer: LexicalTokenizer = tokenizer_for(user_words)
+        self._generic = generic_terms(self._tokenizer) | FUNCTION_WORDS
+        self._floor = floor
+        self._embedder = embedder if embedder is not None and is_e5(embedder.name) else None
+        self._cross_min = cross_lingual_min
+        self._cross_floors = cross_floors or {}
+
+    # ------------------------------------------------------------------ terms
+
+    def terms(self, text: str) -> set[str]:
+        """The content terms of a question (generic request words left out)."""
+        return {t for t in self._tokenizer.tokenize(text) if t not in self._generic}
+
+    def terms_many(self, texts: Sequence[str]) -> list[set[str]]:
+        """`terms` of each text, Kiwi reading them in one batch."""
+        return [
+            {t for t in tokens if t not in self._generic}
+            for tokens in self._tokenizer.tokenize_many(texts)
+        ]
+
+    def term_weights(self, terms: set[str], sentences: list[set[str]]) -> dict[str, float]:
+        """Each term's rarity among the sentences' terms (a smoothed idf, as in scoring)."""
+        total = len(sentences)
+        return {t: math.log(1 + (total + 1) / (1 + sum(t in s for s in sentences))) for t in terms}
+
+    # ------------------------------------------------------------------ evidence
+
+    def coverage(self, terms: set[str], passage: Passage) -> float:
+        """The share of the terms the passage (its title too) holds; 1 without terms."""
+        if not terms:
+            return 1.0
+        text = f"{passage.title or ''}\n{plain_text(passage.content)}"
+        return len(self.held(terms, [text])[0]) / len(terms)
+
+    def held(
+        self, terms: set[str], texts: Sequence[str], read: Sequence[set[str]] | None = None
+    ) -> list[set[str]]:
+        """The terms each text holds (`read`: the texts' tokens when the caller has them). A
+        Korean term Kiwi read differently in a text is looked for again with the terms given to
+        Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ, "동해캐피털" as 동해 + 캐피털 in
+        one sentence and whole in another)."""
+        tokens = read if read is not None else map(set, self._tokenizer.tokenize_many(texts))
+        found = [terms & t for t in tokens]
+        missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
+        unread = set().union(*missing)
+        if not unread:
+            return found
+        again = LexicalTokenizer((*self._tokenizer.user_words, *sorted(unread)))
+        return [
+            held | (gone & set(again.tokenize(text))) if gone else held
+            for held, gone, text in zip(found, missing, texts, strict=True)
+        ]
+
+    def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
+        """The numbers of the passages that pass the evidence check."""
+        terms = self.terms(question)
+        shown = list(passages[:READ_PASSAGES])
+        passed = [p.n for p in shown if self.coverage(terms, p) >= self._floor]
+        if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
+            return passed
+        sims = self._similarities(question, [plain_text(p.content)[:1000] for p in shown])
+        return [
+            p.n
+            for p, sim in zip(shown, sims, strict=True)
+            if sim >= self.similarity_floor(question, p)
+        ]
+
+    def similarity_floor(self, question: str, passage: Passage) -> float:
+        """The e5 similarity the passage needs to be evidence for the question: across
+        languages its knowledge base's calibrated floor for that direction (the absolute
+        `cross_lingual_min` when it has none), else SAME_LANGUAGE_MIN."""
+        if not _crosses(question, passage):
+            return SAME_LANGUAGE_MIN
+        direction = f"{_script(question)}>{_script(passage.content[:2000])}"
+        floors = self._cross_floors.get(passage.knowledge_base, {})
+        return floors.get(direction, self._cross_min)
+
+    @property
+    def has_e5(self) -> bool:
+        return self._embedder is not None
+
+    def similarities(self, question: str, texts: list[str]) -> list[float]:
+        """e5 cosine of the question (as a query) to each text; [] without e5."""
+        return self._similarities(question, texts) if self._embedder is not None else []
+
+    def _similarities(self, question: str, texts: list[str]) -> list[float]:
+        assert self._embedder is not None
+        query = np.asarray(self._embedder.embed_queries([question])[0], dtype=np.float32)
+        matrix = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+        return [float(v) for v in matrix @ query]
+
+
+def _crosses(question: str, passage: Passage) -> bool:
+    """Whether question and passage are written in different languages (Hangul or not)."""
+    return is_korean(question) != is_korean(passage.content[:2000])
+
+
+def _script(text: str) -> str:
+    """The calibration's name for the text's script (`FusionCalibration.evidence_floor`)."""
+    return "hangul" if is_korean(text) else "latin"

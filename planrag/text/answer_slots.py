@@ -1,0 +1,45 @@
+"""The slot a Korean question word stands in: the particle it carries, which the answer carries too.
+
+"푸른벤처스는 어디에 투자했나요?" asks for what takes 에 with 투자: "푸른벤처스는 한빛로보틱스에
+120억 원을 투자했고 …" fills it (한빛로보틱스에), "… 설립된 벤처캐피털로, 주로 … 기업에 투자한다"
+holds an organisation too, but as a description (벤처캐피털로). Kiwi reads the particles; the
+pairs a final consonant chooses between (을/를, 이/가, 은/는, 과/와, 으로/로) are one particle.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from planrag.text.korean import get_kiwi
+
+__all__ = ["asked_particle", "particles_after"]
+
+_QUESTION_WORDS = frozenset({"어디", "누구", "무엇", "뭐"})
+# Case particles a question word's slot is marked by (not 은/는, 도, 만: they mark topic or focus,
+# not the verb's argument; not the copula: "누구인가" has no slot).
+_SLOT_TAGS = ("JKS", "JKO", "JKB")
+_SAME = {"를": "을", "가": "이", "와": "과", "로": "으로", "께서": "이"}
+
+
+def _normal(particle: str) -> str:
+    return _SAME.get(particle, particle)
+
+
+@lru_cache(maxsize=256)
+def asked_particle(question: str) -> str | None:
+    """The case particle the question word carries ("어디에" → 에, "누구를" → 을, "누가" → 이);
+    None when it carries none or the question has no such word."""
+    tokens = get_kiwi().tokenize(question)
+    for here, after in zip(tokens, tokens[1:], strict=False):
+        if here.form in _QUESTION_WORDS and after.tag in _SLOT_TAGS:
+            return _normal(after.form)
+        if here.form == "누" and after.form == "가":  # Kiwi reads 누가 as 누 + 가
+            return "이"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def particles_after(sentence: str) -> dict[int, str]:
+    """The case particle right after each offset of the sentence where one starts (its start →
+    the particle, pairs made one)."""
+    return {t.start: _normal(t.form) for t in get_kiwi().tokenize(sentence) if t.tag in _SLOT_TAGS}
