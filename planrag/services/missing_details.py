@@ -19,8 +19,11 @@ is held:
 
 Words cannot be compared across languages: a passage in the other language that passes the
 cross-lingual evidence check (`ReaderEvidence.similarity_floor`) may hold the detail in its own
-words, so then nothing is said to be missing. The verdict stays one: passages passed the evidence
-check, so `exists` is true and the answer is extractive; it names what they lack.
+words, so then no Korean detail is said to be missing (unless the reader led in Korean over
+them). The English relation is judged on the one passage holding all its words: that passage
+names the subject and the relation's words and still does not state it. The verdict stays
+one: passages passed the evidence check, so `exists` is true and the answer is extractive; it
+names what they lack.
 """
 
 from __future__ import annotations
@@ -82,12 +85,14 @@ def missing_detail(
     korean = is_korean(question)
     same = [p for p in passages if is_korean(p.content[:2000]) == korean]
     other = [p for p in passages if is_korean(p.content[:2000]) != korean]
-    read_over = lead is not None and is_korean(lead.content[:2000]) == korean
-    if not same or (not read_over and _other_language_may_hold(reader, question, other)):
+    if not same:
         return None
-    if korean:
-        return _korean(reader, question, same)
-    return _english(reader, question, same)
+    if not korean:  # a relation one passage holds the words of: judged on that passage alone
+        return _english(reader, question, same)
+    read_over = lead is not None and is_korean(lead.content[:2000]) == korean
+    if not read_over and _other_language_may_hold(reader, question, other):
+        return None
+    return _korean(reader, question, same)
 
 
 def _other_language_may_hold(reader: Reader, question: str, other: list[Passage]) -> bool:

@@ -89,3 +89,14 @@ def test_where_a_fund_invested_leads_with_the_company_taking_the_slot(
     shown = passages("investment.md", "hanbit_company.md", "people_profiles.md")
     answer = extractor.read("푸른벤처스는 어디에 투자했나요?", shown).text()
     assert answer.startswith("한빛로보틱스 — 푸른벤처스는 한빛로보틱스에 120억 원을 투자했고")
+
+
+def test_a_relation_one_english_page_holds_is_judged_there_whatever_led(
+    extractor: Extractor,
+) -> None:
+    # Through the ask the reader led with a Korean sentence ("… 로봇을 만드는 회사이다"); the
+    # supply report still holds every word of the question and states no battery supplier.
+    shown = passages("hanbit_company.md", "en_partner_report.md", "org_chart.md")
+    question = "Which company supplies batteries to Hanbit Robotics?"
+    missing = missing_detail(extractor.reader, question, shown, shown[0])
+    assert missing is not None and missing.sentence().startswith("No document says which")
