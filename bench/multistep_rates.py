@@ -11,6 +11,12 @@ ask ran steps (planned by the rule planner, or the adaptive step), the step read
 call when one is configured: the adaptive step's first read, a step's answer) and the extra
 searches (steps beyond the first search). `bench.multistep singlehop` counts the rule planner's
 chains alone, without searching.
+
+Steps on against off: a question whose ask ran steps is asked again with steps off
+(`PLANRAG_PLANNER__MAX_STEPS=1`, the one-step side of `bench.multistep`; a question without
+steps runs the same code on both sides). Per side: a gold document among the passages the
+answer is given (`gold@10`), the answer citing a gold document's passage (`cites_gold`), and for
+our fixture questions the gold answer (or an alias) in the answer text (`contains`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,27 +59,68 @@ def counted_read(
 StepReader.read = counted_read  # type: ignore[method-assign]
 
 
-def rates(runtime: Runtime, kb_name: str, questions: list[str]) -> dict[str, Any]:
+def fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def figures(found: dict[str, Any], case: dict[str, Any], doc_key: Any) -> dict[str, bool]:
+    """What the user got: a gold document among the passages, cited by the answer; the gold
+    answer (or an alias) in the answer text when the question has one."""
+    passages = found["passages"][:10]
+    gold = set(case.get("docs", ()))
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", found["answer"])}
+    out = {
+        "gold@10": any(doc_key(p.doc_id) in gold for p in passages),
+        "cites_gold": any(doc_key(p.doc_id) in gold for p in passages if p.n in cited),
+    }
+    answers = [a for a in (case.get("answer"), *case.get("aliases", ())) if a]
+    if answers:
+        out["contains"] = any(fold(a) in fold(found["answer"]) for a in answers)
+    return out
+
+
+def rates(
+    runtime: Runtime, kb_name: str, cases: list[dict[str, Any]], doc_key: Any = None
+) -> dict[str, Any]:
     kb = runtime.metadata.get_kb_by_name(kb_name)
     runtime.bm25.index(kb.id)
-    asking = service(runtime, 4)
+    asking, off = service(runtime, 4), service(runtime, 1)
+    if doc_key is None:
+        names = {
+            d.id: d.filename.removesuffix(".txt") for d in runtime.metadata.list_documents(kb.id)
+        }
+        doc_key = names.get
     rows = []
-    for question in questions:
+    for case in cases:
+        question = case["question"]
         before = READS["n"]
         found = ask(asking, kb, question)
         steps = found["steps"]
-        rows.append(
-            {
-                "question": question,
-                "steps": len(steps),
-                "planned": found.get("planned", 0) > 0,
-                "adaptive": any(s.adaptive for s in steps),
-                "reads": READS["n"] - before,
-                "queries": [s.query for s in steps],
-            }
-        )
+        row = {
+            "question": question,
+            "steps": len(steps),
+            "planned": found.get("planned", 0) > 0,
+            "adaptive": any(s.adaptive for s in steps),
+            "reads": READS["n"] - before,
+            "queries": [s.query for s in steps],
+            "on": figures(found, case, doc_key),
+        }
+        # without steps both sides run the same code: the figures are the same
+        row["off"] = figures(ask(off, kb, question), case, doc_key) if steps else row["on"]
+        rows.append(row)
     n = len(rows)
+    stepped = [r for r in rows if r["steps"]]
+    keys = sorted({k for r in rows for k in r["on"]})
     return {
+        "on_vs_off": {
+            k: {
+                "on": sum(r["on"][k] for r in rows),
+                "off": sum(r["off"][k] for r in rows),
+                "won": sum(r["on"][k] and not r["off"][k] for r in stepped),
+                "lost": sum(r["off"][k] and not r["on"][k] for r in stepped),
+            }
+            for k in keys
+        },
         "kb": kb_name,
         "questions": n,
         "with_steps": sum(r["steps"] > 0 for r in rows),
@@ -100,10 +149,12 @@ def main() -> None:
         settings.embedding.threads = 1
         runtime = Runtime.open(settings)
         try:
-            ko_kb(runtime)
+            kb, names = ko_kb(runtime)
             lines = (FIXTURES / "qa_answers.jsonl").read_text().splitlines()
-            questions = [json.loads(line)["question"] for line in lines][: args.limit]
-            results.append(rates(runtime, "ko_company", questions))
+            cases = [json.loads(line) for line in lines][: args.limit]
+            for case in cases:
+                case["docs"] = [case["doc"]]
+            results.append(rates(runtime, kb.name, cases, names.get))
         finally:
             runtime.close()
     else:
@@ -119,13 +170,16 @@ def main() -> None:
         try:
             for name in ("publichealthqa_ko", "allganize_rag_ko"):
                 data = json.loads(all_datasets()[name].read_text())
-                questions = list(data["queries"].values())[: args.limit]
-                results.append(rates(runtime, f"set-{name}", questions))
+                cases = [
+                    {"question": text, "docs": list(data["qrels"][q])}
+                    for q, text in data["queries"].items()
+                ][: args.limit]
+                results.append(rates(runtime, f"set-{name}", cases))
         finally:
             runtime.close()
     args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1))
     for result in results:
-        print(json.dumps({k: v for k, v in result.items() if k != "examples"}))
+        print(json.dumps({k: v for k, v in result.items() if k != "examples"}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

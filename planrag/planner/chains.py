@@ -116,12 +116,27 @@ def _split_korean(text: str) -> Split | None:
         if tokens[i].tag != "JKG":
             continue
         left, right = text[: tokens[i].start].strip(), text[tokens[i].start + tokens[i].len :]
-        if not _asks_more(right) or not _names_something(left):
-            continue
         before = tokens[:i]
+        if not _asks_more(right) or not (_names_something(left) or _event_clause(before)):
+            continue
         if _relative_head(before, allow_person=False) or _named_of(before):
             return Split(first=left, rest="{answer}의 " + right.strip())
     return _split_role(text, tokens) or _split_subject(text, tokens)
+
+
+def _event_clause(tokens: list) -> bool:  # type: ignore[type-arg]
+    """A relative clause naming one thing by an event, though it names nothing: an action
+    done to an object, in the past, on a thing ("시리즈 B에 30억 원을 투자한 회사",
+    "…에서 대상을 받은 제품"); not a state or a passive ("…에 감염된 사람", "…이상인 기업")."""
+    if len(tokens) < 4 or not _relative_head(tokens, allow_person=False):
+        return False
+    j = len(tokens) - 1
+    while j >= 0 and tokens[j].tag in _NOUN:
+        j -= 1
+    etm, verb = tokens[j], tokens[j - 1]
+    active = verb.tag.startswith("VV") or (verb.tag == "XSV" and verb.form == "하")
+    past = etm.form in ("ᆫ", "은")
+    return active and past and any(t.tag == "JKO" for t in tokens[: j - 1])
 
 
 def _split_role(text: str, tokens: list) -> Split | None:  # type: ignore[type-arg]

@@ -23,7 +23,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from planrag.planner.schema import PlanStep, SearchPlan
+from planrag.planner.schema import MAX_TOP_K, PlanStep, SearchPlan
 from planrag.services.answers import Passage
 from planrag.services.ask_events import SearchStages, StepAnswer
 from planrag.services.passage_text import body_sentences
@@ -31,10 +31,13 @@ from planrag.services.step_execution import StepResult, step_result
 from planrag.services.step_reader import MAX_ANSWER_CHARS, StepReader, added_names
 from planrag.text.entities import find_mentions, normalize, without_qualifier
 from planrag.text.question_shapes import comparison, shared, yes_no
+from planrag.text.step_types import PERSON, expected_type
 
 ENTITY_PAGE_DEPTH = 3  # a page of the question's entity among the first search's best hits
 ADAPTIVE_MISSING_MAX = 4  # more missing words: the first search missed, it found no bridge
-LOOKUP_NAMES = 3  # names of the first hop's sentence looked up in one search
+LOOKUP_NAMES = 3  # own pages a lookup keeps: the bridge's, then the best by the question
+LOOKUP_CANDIDATES = 12  # names of the first hop's page searched in one lookup
+DESCRIBED_TITLE_WORDS = 6  # a described page's title: a name, not a sentence
 LOOKUP_SEPARATOR = "; "  # between the names of a lookup step's query
 
 
@@ -72,26 +75,68 @@ def own_passage(name: str, passage: Passage) -> bool:
         head == key
         or ("_" in head and key.startswith(head + "_"))
         or ("_" in key and head.startswith(key + "_"))
+        or _short_given_name(key.split("_"), head.split("_"))
     )
 
 
-def looked_up(query: str, passages: list[Passage]) -> list[Passage]:
+def _short_given_name(name: list[str], head: list[str]) -> bool:
+    """A person's page under a longer or shorter given name: "Jeff Meldrum of Idaho State
+    University" → "Jeffrey Meldrum" (the same surname; one given name begins the other)."""
+    if len(head) != 2 or len(name) < 2 or name[1] != head[1] or name[0] == head[0]:
+        return False
+    short, full = sorted((name[0], head[0]), key=len)
+    return len(short) >= 3 and full.startswith(short)
+
+
+def looked_up(
+    query: str, passages: list[Passage], question: str = "", reader: StepReader | None = None
+) -> list[Passage]:
     """Entities searched by name: their own pages, not the names' other mentions (an entity
-    without a page adds nothing: the first search's passages keep the merged budget)."""
+    without a page adds nothing: the first search's passages keep the merged budget). One
+    page per entity; the first name's (the bridge read) first, then the pages holding most of
+    the `question`'s words (with a `reader`: of a dozen names on the first hop's page, the one
+    "born in 1965" for "the British actor born in 1965 …"), in the search's order on a tie."""
     names = [n for n in query.split(LOOKUP_SEPARATOR) if n.strip()]
-    return [p for p in passages if any(own_passage(n, p) for n in names)][:LOOKUP_NAMES]
+    found: dict[str, tuple[bool, int, Passage]] = {}
+    for at, passage in enumerate(passages):
+        owner = next((i for i, n in enumerate(names) if own_passage(n, passage)), None)
+        key = normalize(heading(passage))
+        if owner is not None and key not in found:
+            found[key] = (owner == 0, at, passage)
+    terms = reader.terms(question) if reader is not None and question else set()
+
+    def order(item: tuple[bool, int, Passage]) -> tuple[bool, int, int]:
+        bridge, at, passage = item
+        held = len(terms & reader.terms(passage.content)) if reader is not None else 0
+        return (not bridge, -held, at)
+
+    return [p for *_, p in sorted(found.values(), key=order)][:LOOKUP_NAMES]
 
 
-def lookup(query: str, passages: list[Passage]) -> tuple[list[Passage], StepAnswer | None]:
+def lookup(
+    query: str, passages: list[Passage], question: str = "", reader: StepReader | None = None
+) -> tuple[list[Passage], StepAnswer | None]:
     """A lookup step's passages and what it read: the pages found, by their headings (no step
     read, so no LLM call: the names were read by the step before)."""
-    own = looked_up(query, passages)
+    own = looked_up(query, passages, question, reader)
     if not own:
         return [], None
     text = LOOKUP_SEPARATOR.join(dict.fromkeys(heading(p) for p in own))[:MAX_ANSWER_CHARS]
     title = own[0].content.strip().splitlines()[0].strip()
     body = [s for s in body_sentences(own[0].content) if s.strip() != title]
     return own, StepAnswer(text=text, sentence=body[0] if body else text, passage=own[0].n)
+
+
+def lookup_step(names: list[str]) -> PlanStep:
+    """One search for several names (whole names only, within the query's 500 characters),
+    deep enough for each name's own page."""
+    kept: list[str] = []
+    for name in names:
+        if len(LOOKUP_SEPARATOR.join([*kept, name])) > 500:
+            break
+        kept.append(name)
+    top_k = min(MAX_TOP_K, max(10, 2 * len(kept)))
+    return PlanStep(id="s2", query=LOOKUP_SEPARATOR.join(kept), top_k=top_k)
 
 
 def _page_of_question(question: str, names: list[str], passage: Passage) -> bool:
@@ -107,10 +152,32 @@ def _page_of_question(question: str, names: list[str], passage: Passage) -> bool
     return bool(found) and head[:1].isupper()
 
 
+def described_page(passage: Passage) -> bool:
+    """An encyclopedia's page about a name, though the question describes it instead of
+    naming it ("the fast-food restaurant specializing in seafood" → "Long John Silver's"): a
+    title of two or more capitalised words (not a Markdown section, "## Equipment"), which
+    its first sentence opens with ("Long John Silver's LLC is an American …"); the title of a
+    page in a script without capitals (Korean) is never one."""
+    lines = passage.content.strip().splitlines()
+    if not lines or lines[0].lstrip().startswith("##"):
+        return False
+    words = heading(passage).split()
+    if not 2 <= len(words) <= DESCRIBED_TITLE_WORDS or not words[0][:1].isupper():
+        return False
+    if not all(w[:1].isupper() or w[:1].isdigit() or w.islower() and len(w) <= 3 for w in words):
+        return False
+    body = [s for s in body_sentences(passage.content) if s.strip() != lines[0].strip()]
+    return bool(body) and body[0].split()[: len(words)] == words
+
+
 def first_hops(question: str, passages: list[Passage]) -> list[Passage]:
-    """The question's entities' own pages among the best hits: a KB of entity pages."""
+    """The question's entities' own pages among the best hits: a KB of entity pages; else the
+    best hit when it is a page about what the question describes (`described_page`)."""
     names = [f"_{normalize(m.name)}_" for m in find_mentions(question)]
-    return [p for p in passages[:ENTITY_PAGE_DEPTH] if _page_of_question(question, names, p)]
+    named = [p for p in passages[:ENTITY_PAGE_DEPTH] if _page_of_question(question, names, p)]
+    if named or not passages:
+        return named
+    return passages[:1] if described_page(passages[0]) else []
 
 
 def entity_pages(question: str, passages: list[Passage]) -> bool:
@@ -159,10 +226,11 @@ def plan_adaptive(
         if not missing or not hops:  # all there, or no entity pages to look one up by
             return None
         first = step_result(first_step, first_step.query, plan, passages, stages, None, started)
-        lookup = PlanStep(id="s2", query=LOOKUP_SEPARATOR.join(missing)[:500])
-        return Adaptive(first_step, first, AdaptiveStep(lookup, lookup=True))
-    if not (chain_shaped or hops) or reader.covers(question, passages):
-        return None  # no chain, no entity page, or one passage holds every word asked
+        return Adaptive(first_step, first, AdaptiveStep(lookup_step(missing), lookup=True))
+    if not (chain_shaped or hops):
+        return None  # no chain, no entity page
+    if reader.covers(question, passages):  # one passage holds every word asked
+        return _answer_page(question, reader, plan, found, bool(hops), started)
     answer = reader.read(first_step.query, passages, bridge=True)
     first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
     second = adaptive_step(question, reader, first, chain_shaped)
@@ -186,14 +254,15 @@ def adaptive_step(
     if hops:  # the bridge, the names of its sentence and of the question's own page's
         hop = reader.extract(question, hops, bridge=True)
         names = [answer.text, *added_names(question, hop.sentence if hop else "")]
-        names += added_names(question, answer.sentence)
+        names += added_names(question, answer.sentence) + added_names(question, hops[0].content)
         missing = [
-            n for n in dict.fromkeys(names) if not any(own_passage(n, p) for p in first.passages)
-        ][:LOOKUP_NAMES]
+            n
+            for n in dict.fromkeys(names)
+            if len(n) >= 3 and not any(own_passage(n, p) for p in first.passages)
+        ][:LOOKUP_CANDIDATES]
         if not missing:
             return None
-        query = LOOKUP_SEPARATOR.join(missing)[:500]
-        return AdaptiveStep(PlanStep(id="s2", query=query), lookup=True)
+        return AdaptiveStep(lookup_step(missing), lookup=True)
     if not chain_shaped or reader.covers(question, first.passages):
         return None
     missing_words = reader.missing(question, first.passages)
@@ -201,3 +270,25 @@ def adaptive_step(
         return None
     query = f"{{{{s1.answer}}}} {' '.join(missing_words)}"[:500]
     return AdaptiveStep(PlanStep(id="s2", query=query), lookup=False)
+
+
+def _answer_page(
+    question: str,
+    reader: StepReader,
+    plan: SearchPlan,
+    found: tuple[list[Passage], SearchStages],
+    entity_pages: bool,
+    started: float,
+) -> Adaptive | None:
+    """A question a passage holds whole needs no bridge; but when it asks for a person on a
+    KB of entity pages ("who was the anthropologist who …"), the person the passage names is
+    looked up for their own page (read extractively: no LLM call)."""
+    passages, stages = found
+    if not entity_pages or expected_type(question).kind != PERSON:
+        return None
+    answer = reader.extract(question, passages)
+    if answer is None or any(own_passage(answer.text, p) for p in passages):
+        return None
+    first_step = PlanStep(id="s1", query=plan.query or question)
+    first = step_result(first_step, first_step.query, plan, passages, stages, None, started)
+    return Adaptive(first_step, first, AdaptiveStep(lookup_step([answer.text]), lookup=True))

@@ -22,6 +22,7 @@ from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
 from planrag.text.answer_types import typed_spans
 from planrag.text.entities import HANGUL, find_mentions, normalize
+from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import MAYBE_PERSON, typed_names
 from planrag.text.sentence_names import (
     candidates,
@@ -115,7 +116,9 @@ class StepReader:
                 if terms and overlap == 0:
                     continue
                 named = NAMED_BONUS * len(anchors & _name_keys(sentence))  # the query's names
-                named += EARLIER_BONUS * any(e and e in sentence for e in earlier)
+                about = [e for e in earlier if e and names_earlier(e, sentence, passage.content)]
+                named += EARLIER_BONUS * bool(about)
+                overlap += any(e not in sentence for e in about)  # "김 대표" holds "김도윤"
                 typed = [
                     _with_head(n, head, sentence) if expected.kind in (ORG, PLACE) else n
                     for n in typed_answers(sentence, expected)
@@ -202,6 +205,27 @@ def added_names(query: str, sentence: str) -> list[str]:
     """The names a sentence holds that the query does not, in order."""
     asked = _keys(query)
     return [n for n in candidates(sentence) if len(n) >= 2 and not _asked(n, asked)]
+
+
+def names_earlier(name: str, sentence: str, page: str) -> bool:
+    """The sentence names an earlier step's answer: in full, or a Korean person by surname and
+    title on a page naming them in full ("김 대표는 창업 전 …" after "김도윤 대표는 …")."""
+    if name in sentence:
+        return True
+    if not (2 <= len(name) <= 4 and all(HANGUL.match(c) for c in name) and name in page):
+        return False
+    tokens = get_kiwi().tokenize(sentence)
+    return any(
+        a.form == name[0] and b.form in _KO_TITLES and a.start + a.len <= b.start
+        for a, b in zip(tokens, tokens[1:], strict=False)
+    )
+
+
+# Titles written after a Korean surname in a short reference ("김 대표", "최 수석").
+_KO_TITLES = frozenset(
+    ("대표", "대표이사", "사장", "회장", "이사", "부장", "팀장", "수석", "교수", "박사", "실장",
+     "본부장", "상무", "전무", "과장", "차장", "소장", "총장", "CTO", "CEO", "연구원", "위원")
+)  # fmt: skip
 
 
 def typed_answers(sentence: str, expected: StepType) -> list[str]:

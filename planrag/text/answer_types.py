@@ -161,6 +161,30 @@ def answer_type(question: str) -> AnswerType:
     return "thing"
 
 
+# "What did the safety audit find?": a wh-question with "did/does/do" that ends in its verb.
+_EN_ASKED_VERB = re.compile(
+    r"^\W*(?:what|which|who|whom|where|when|how)\b[^?]*?\b(?:did|does|do)\b[^?]*?\b([a-z]{3,})\s*\?\s*$",
+    re.I,
+)
+
+
+_EN_BEFORE_NOUN = frozenset(
+    ("in", "on", "at", "of", "for", "with", "to", "from", "by", "into", "about", "the", "a", "an",
+     "its", "his", "her", "their", "this", "that")
+)  # fmt: skip
+
+
+def asked_verb(question: str) -> str | None:
+    """The verb an English wh-question with "did/does/do" ends in, its predicate: "find" in
+    "What did the safety audit find?", "attend" in "Which university did she attend?" (None
+    when it ends in anything else: "… play football in college?" ends in a noun's place)."""
+    found = _EN_ASKED_VERB.match(question)
+    if not found or not found.group(1).islower():
+        return None
+    before = question[: found.start(1)].split()[-1:]
+    return None if before and before[0].lower() in _EN_BEFORE_NOUN else found.group(1)
+
+
 def asked_by_word(question: str) -> bool:
     """Whether the question's answer type comes from its question word (누구, 언제, which actor
     …), not only from the attribute it names ("가격은?", "위치는?"): then the type is clear."""

@@ -100,8 +100,32 @@ def ordered_names(names: list[str], sentence: str, verb: str | None, words: set[
 
 
 def plain_words(query: str) -> set[str]:
-    """An English query's lower-case content words (not names: "part", "series", "led")."""
-    return {w for w in re.findall(r"\b[a-z]{3,}\b", query) if w not in _EN_STOP}
+    """An English query's lower-case content words (not names: "part", "series", "led"), and
+    for a role the verbs a sentence names its holder after ("the singer of …" → "recorded":
+    "… written by Red Lane, and recorded by … John Conlee")."""
+    words = {w for w in re.findall(r"\b[a-z]{3,}\b", query) if w not in _EN_STOP}
+    return words | {v for w in words for v in _ROLE_VERBS.get(w, ())}
+
+
+# An agent noun and the passive verbs a sentence credits its holder with ("directed by X").
+_ROLE_VERBS: dict[str, tuple[str, ...]] = {
+    "singer": ("recorded", "sung", "performed"),
+    "performer": ("performed", "recorded", "sung"),
+    "writer": ("written", "wrote"),
+    "author": ("written", "wrote"),
+    "songwriter": ("written", "wrote"),
+    "director": ("directed",),
+    "producer": ("produced",),
+    "composer": ("composed",),
+    "founder": ("founded",),
+    "designer": ("designed",),
+    "architect": ("designed",),
+    "developer": ("developed",),
+    "publisher": ("published",),
+    "creator": ("created",),
+    "narrator": ("narrated",),
+    "illustrator": ("illustrated",),
+}
 
 
 _EN_STOP = frozenset(

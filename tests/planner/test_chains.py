@@ -164,6 +164,9 @@ def test_chain_questions_become_steps(question: str, queries: list[str]) -> None
 
 
 SINGLE_HOP = [
+    "연매출 10억 원 이상인 기업의 세율은?",  # a state, not an event
+    "코로나19에 감염된 사람의 격리 기간은?",  # a passive on a person
+    "새로 설립된 회사의 법인세율은?",  # a passive, no object
     "누리봇 S2의 최대 적재 중량은?",
     "한빛로보틱스의 대표는 누구인가요?",
     "한빛로보틱스의 대표의 이름은?",  # asks only for the name: one search
@@ -194,3 +197,22 @@ def test_the_step_budget_bounds_a_chain() -> None:
         "누리봇 S2 개발을 총괄한 사람이 소속된 팀",
         "{{s1.answer}}의 팀장은?",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "시리즈 C에 50억 원을 투자한 회사의 대표는 누구인가요?",
+            ["시리즈 C에 50억 원을 투자한 회사", "{{s1.answer}}의 대표는 누구인가요?"],
+        ),
+        (
+            "디자인 공모전에서 금상을 받은 제품의 판매 가격은?",
+            ["디자인 공모전에서 금상을 받은 제품", "{{s1.answer}}의 판매 가격은?"],
+        ),
+    ],
+)
+def test_a_clause_naming_a_thing_by_an_event_is_a_step(question: str, queries: list[str]) -> None:
+    """It names nothing Kiwi knows, but an action done to an object in the past names one
+    thing ("…을 투자한 회사의 대표"); a state or a passive does not (SINGLE_HOP)."""
+    assert [s.query for s in chain_steps(question)] == queries

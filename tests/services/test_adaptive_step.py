@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from planrag.planner.schema import PlanStep, SearchPlan
 from planrag.services.adaptive_steps import (
+    LOOKUP_CANDIDATES,
     adaptive_step,
+    described_page,
     entity_pages,
     heading,
     looked_up,
@@ -116,7 +118,12 @@ def test_a_question_one_passage_fully_holds_gets_no_step_and_no_read() -> None:
         "Victor Hale starred in it alongside Lena Moor."
     )
     reader = CountingReader()
-    assert adapt(question, [page, OTHER], reader) is None
+    film = "Which 2004 film starred the painter Victor Hale alongside Lena Moor?"
+    assert adapt(film, [page, OTHER], reader) is None
+    assert reader.reads == 0
+    # a person asked for: their own page is looked up, still with no step read
+    person = adapt(question, [page, OTHER], reader)
+    assert person is not None and person.second.step.query == "Victor Hale"
     assert reader.reads == 0
     assert adapt(QUESTION, [FILM, OTHER], CountingReader()) is not None  # "English" is missing
 
@@ -136,8 +143,9 @@ def test_a_comparisons_missing_subject_is_looked_up_by_name() -> None:
     assert adaptive is not None and adaptive.second.lookup
     assert adaptive.second.step.query == "Elm Pond"
     assert adaptive.first.record.answer is None and reader.reads == 0  # nothing to read
-    # no entity pages (no subject's page among the hits): no lookup
-    assert adapt("Which is older, Dora Lake or Elm Pond?", [OTHER, FILM], reader) is None
+    # no entity pages (no page about a name among the hits): no lookup
+    handbook = "Handbook\n\nThe company lends a laptop to every employee."
+    assert adapt("Which is older, Dora Lake or Elm Pond?", [handbook], reader) is None
 
 
 def test_the_names_of_the_first_hops_sentence_are_looked_up_too() -> None:
@@ -200,3 +208,88 @@ def test_a_chains_bridge_sentences_follow_the_answer_once() -> None:
     final = "Victor Hale (born 3 May 1961) is an English actor and painter. [2]"
     assert step_answer_text([first], merged, written=final) == f"{bridge} [1]"
     assert step_answer_text([first], merged, written=f"{final} {bridge} [1]") == ""
+
+
+CAST = (
+    "Copper Lane (1998 film)\n\nCopper Lane is a 1998 British crime film directed by Guy Orr, "
+    "produced by Ian Vale and starring Jo Marsh, Dee Flint, Ned Moss, Sam Pike, Ray Holt and "
+    "Tim Boyd."
+)
+BOYD = "Tim Boyd\n\nTim Boyd (born 2 May 1965) is a British actor and former boxer."
+PIKE = "Sam Pike\n\nSam Pike (born 1970) is a British actor."
+MARSH = "Jo Marsh\n\nJo Marsh (born 1968) is an English actress."
+
+
+def test_a_dozen_names_of_the_first_hops_page_are_looked_up() -> None:
+    """A cast list names eight people; the one the question describes ("born in 1965") is
+    the last: every name of the page is a candidate, not only the first three."""
+    question = "What career did the British actor born in 1965 and star of Copper Lane have?"
+    adaptive = adapt(question, [CAST, OTHER], StepReader())
+    assert adaptive is not None and adaptive.second.lookup
+    names = adaptive.second.step.query.split("; ")
+    assert "Tim Boyd" in names and len(names) <= LOOKUP_CANDIDATES
+    assert (adaptive.second.step.top_k or 0) >= 2 * len(names)  # deep enough for each page
+
+
+def test_a_lookup_ranks_the_pages_by_the_questions_words() -> None:
+    """Several names have pages: the bridge's first, then the page holding most of the
+    question's words ("British", "1965", "boxer"), one page per entity."""
+    question = "Which British actor born in 1965 was a boxer before acting?"
+    found = hits(MARSH, PIKE, BOYD, BOYD)
+    query = "Jo Marsh; Sam Pike; Tim Boyd"
+    ranked = looked_up(query, found, question, StepReader())
+    assert [p.n for p in ranked] == [1, 3, 2]  # Jo Marsh read as the bridge, then Tim Boyd
+    assert [p.n for p in looked_up("Sam Pike; Tim Boyd", found, question, StepReader())][:1] == [2]
+    pages, read = lookup("Ned Moss; Tim Boyd; Sam Pike", found, question, StepReader())
+    assert [p.n for p in pages] == [3, 2] and read is not None
+    assert read.text == "Tim Boyd; Sam Pike"
+
+
+def test_a_page_about_what_the_question_describes_is_a_first_hop() -> None:
+    """ "the fast-food chain specializing in seafood": the top hit is a page about it, by a
+    title its first sentence opens with; its names are looked up (the novel)."""
+    chain = (
+        "Harbor Jack's\n\nHarbor Jack's LLC is an American fast-food restaurant chain that "
+        'specializes in seafood. The brand\'s name is derived from the novel "Salt Compass" by '
+        "Mira Dunn."
+    )
+    novel = "Salt Compass\n\nSalt Compass is an adventure novel by Mira Dunn."
+    assert described_page(passage(1, chain))
+    question = "What genre is the novel from which the seafood fast-food chain derives its name?"
+    adaptive = adapt(question, [chain, OTHER], StepReader())
+    assert adaptive is not None and adaptive.second.lookup
+    assert "Salt Compass" in adaptive.second.step.query.split("; ")
+    assert [p.n for p in looked_up(adaptive.second.step.query, hits(novel))] == [1]
+    # not described pages: a section, one common word, a title the text does not open with,
+    # a Korean title
+    for text in (
+        "## Remote Work\n\nRemote Work is allowed two days a week.",
+        "Equipment\n\nEquipment is lent to every employee.",
+        "Bluewave Logistics partnership\n\nBluewave Logistics is a partner.",
+        "Safety Audit\n\nThe audit of the plant found two issues.",
+        "# 한빛로보틱스 회사 소개\n\n한빛로보틱스 회사 소개 자료이다.",
+    ):
+        assert not described_page(passage(1, text)), text
+
+
+def test_a_covered_who_question_looks_its_person_up() -> None:
+    """One page holds every word asked and names the person: their own page is looked up
+    (extractively, no step read); a covered question asking for no person gets no step."""
+    freeman = (
+        "Paul Orme (cryptozoologist)\n\nPaul Orme was an American tracker. The plaster casts "
+        "Orme made were thought critical pieces of evidence by the anthropologist Ben "
+        "Ardley of Lakeside University."
+    )
+    question = (
+        "Who was the anthropologist who thought the plaster casts made by Paul Orme were "
+        "critical pieces of evidence?"
+    )
+    reader = CountingReader()
+    adaptive = adapt(question, [freeman, OTHER], reader)
+    assert adaptive is not None and adaptive.second.lookup and reader.reads == 0
+    assert adaptive.second.step.query == "Ben Ardley of Lakeside University"
+    ardley = passage(1, "Benjamin Ardley\n\nBenjamin Ardley is a professor of anthropology.")
+    assert own_passage(adaptive.second.step.query, ardley)  # Ben for Benjamin
+    assert not own_passage("Ben Ardley", passage(1, "Benjamin Arden\n\nAn actor."))
+    when = "When were the plaster casts Paul Orme made thought critical pieces of evidence?"
+    assert adapt(when, [freeman + " He made them in 1982.", OTHER], reader) is None

@@ -122,3 +122,26 @@ def test_a_bridge_read_of_the_whole_question_wants_a_name_not_the_answer_type() 
     assert StepReader().read(question, found).text == "1945"  # type: ignore[union-attr]
     bridge = StepReader().read(question, found, bridge=True)
     assert bridge is not None and bridge.text == "Clement Attlee"
+
+
+def test_a_role_reads_the_name_credited_with_its_verb() -> None:
+    """ "the singer of …": the sentence credits a writer first and the singer after
+    "recorded by"; the singer is read, not the first name."""
+    text = (
+        '"Lantern Road" is a song written by Ada Crane, and recorded by American country '
+        "music artist Milo Ferris."
+    )
+    found = [Passage(n=1, chunk_id="c", doc_id="d", knowledge_base="en", score=1, content=text)]
+    singer = StepReader().read('the singer of "Lantern Road"', found)
+    assert singer is not None and singer.text == "Milo Ferris"
+    writer = StepReader().read('the writer of "Lantern Road"', found)
+    assert writer is not None and writer.text == "Ada Crane"
+
+
+def test_a_short_reference_names_the_earlier_answer() -> None:
+    """ "김도윤이 창업 전에 일한 회사": the sentence that answers names him "김 대표" (after
+    "김도윤 대표는 …" on its page); another founder's sentence with the same words loses."""
+    found = passages("people_profiles.md", "hanbit_company.md")
+    read = StepReader().read("김도윤이 창업 전에 일한 회사", found, earlier=["김도윤"])
+    assert read is not None and read.text == "대한물류"
+    assert read.sentence.startswith("김 대표는")
