@@ -109,16 +109,17 @@ def _korean(reader: Reader, question: str, passages: list[Passage]) -> Missing |
     words = [
         (t, _word_index(question, t.start))
         for t in tokens
-        if t.tag in _NOUN_TAGS and t.form not in ASKING_NOUNS and reader.terms(t.form)
+        if t.tag in _NOUN_TAGS
+        and t.form not in ASKING_NOUNS
+        and is_korean(t.form)  # a Latin acronym (ICO) may be spelled out in the passages
+        and reader.terms(t.form)
     ]
     if not words:
         return None
     texts = [f"{p.title or ''}\n{plain_text(p.content)}" for p in passages]
     terms = {t.form for t, _ in words}
     held = set().union(*reader.held(terms, texts))
-    names = [  # Hangul names: a Latin acronym (ICO) may be spelled out in the passages
-        t for t, _ in words if (t.tag == "NNP" or getattr(t, "oov", False)) and is_korean(t.form)
-    ]
+    names = [t for t, _ in words if t.tag == "NNP" or getattr(t, "oov", False)]
     if not any(n.form in held for n in names):
         return None  # the subject itself is not held: not a detail of something found
     missing = [(t, w) for t, w in words if t.form not in held]
