@@ -46,9 +46,12 @@ from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_slots import asked_particle, particles_after
 from planrag.text.answer_types import (
     AnswerType,
+    Span,
+    agents,
     answer_type,
     asked_by_word,
     asked_verb,
+    asks_for_agent,
     model_codes,
     typed_spans,
 )
@@ -65,6 +68,7 @@ TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
+AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
 SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
 # An asked term its passage's title holds counts this much for a sentence that does not name it
@@ -268,9 +272,10 @@ class Reader(ReaderEvidence):
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        if not self._answer_spans(q, sentence):
-            return -TYPE_MISS
-        return 1.0 + (SLOT_FILLED if self._slot_spans(q, sentence) else 0.0)
+        slot = SLOT_FILLED if self._slot_spans(q, sentence) else 0.0
+        if self._answer_spans(q, sentence, agents_too=False):
+            return 1.0 + slot
+        return AGENT_MATCH + slot if self._answer_spans(q, sentence) else -TYPE_MISS
 
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
@@ -278,16 +283,26 @@ class Reader(ReaderEvidence):
         if q.slot is None:
             return []
         after = particles_after(sentence)
+        answers = self._answer_spans(q, sentence)
         return [
             span.text
-            for span in typed_spans(sentence, q.kind)
-            if after.get(span.end) == q.slot and span.text in self._answer_spans(q, sentence)
+            for span in self._typed(q, sentence, agents_too=True)
+            if after.get(span.end) == q.slot and span.text in answers
         ]
 
-    def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
-        """Spans of the expected type that the question does not already name."""
+    def _typed(self, q: ReadQuestion, sentence: str, agents_too: bool) -> list[Span]:
+        """The sentence's spans of the asked type; for a Korean "누가 …했" question, with
+        `agents_too`, its organisations as well."""
+        found = typed_spans(sentence, q.kind)
+        if agents_too and q.kind == "person" and asks_for_agent(q.text):
+            found = [*found, *agents(sentence)]
+        return found
+
+    def _answer_spans(self, q: ReadQuestion, sentence: str, agents_too: bool = True) -> list[str]:
+        """Spans of the expected type that the question does not already name (for a Korean
+        "누가 …했" question, organisations too, as `agents_too` allows)."""
         spans = []
-        for span in typed_spans(sentence, q.kind):
+        for span in self._typed(q, sentence, agents_too):
             terms = self.terms(span.text)
             if q.kind in ("date", "number"):
                 if span.text.replace(" ", "") not in q.text.replace(" ", ""):
