@@ -46,9 +46,11 @@ run: setup
 # The suite runs on one worker per core (at most 4: each worker starts its own PostgreSQL, graph
 # servers and model), whole test files per worker so module fixtures are built once.
 # PYTEST_XDIST="-n 0" runs it in one process.
+# The 25 slowest steps are listed at the end, so a run (CI's too) says where the time went.
 PYTEST_XDIST ?= -n auto --maxprocesses 4 --dist loadfile
+PYTEST_DURATIONS ?= --durations=25
 test: setup
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_XDIST) $(PYTEST_DURATIONS) $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check planrag tests bench

@@ -420,13 +420,19 @@ class AskService:
         """A chain's extractive answer: the answer reader's reading of the last step's query
         (it names the bridge: "What is the population of Nelson?") over every step's passages,
         then the bridge steps' sentences it does not hold already; an adaptive chain's last
-        query is only search words, so the question is read instead."""
+        query is only search words, and an English question reads better itself, so the
+        question is read instead."""
         steps = _answer_steps(outcome.results, plan.answer_from)
         if not steps:
             return self._extractive(question, plan, passages, readable)
         last = steps[-1].record
         final_id = plan.answer_from or (plan.steps[-1].id if plan.steps else None)
-        asked = last.query if last.id == final_id and not last.adaptive else question
+        # An English question is read itself, its own second hop reading the bridge's passage
+        # among all eight (the last query, "In what year was Moscow State University
+        # founded?", led with the first hop's "… 29 December 1899 … professor at Moscow State
+        # University": HotpotQA's first 100, 5 more leads and none fewer; docs/benchmarks.md).
+        named = last.id == final_id and not last.adaptive and answers.is_korean(question)
+        asked = last.query if named else question
         unscoped = plan.model_copy(update={"query": None})
         final = self._extractive(asked, unscoped, passages, readable)
         if not final:

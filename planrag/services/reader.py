@@ -37,6 +37,7 @@ from planrag.services.reader_signals import (
     confidence,
     model_match,
     rarity,
+    renamed_title,
     sentence_key,
     support,
     weighted_share,
@@ -45,8 +46,12 @@ from planrag.services.readings import Reading, ReadSentence
 from planrag.text.answer_slots import asked_particle, particles_after
 from planrag.text.answer_types import (
     AnswerType,
+    Span,
+    agents,
     answer_type,
     asked_by_word,
+    asked_verb,
+    asks_for_agent,
     model_codes,
     typed_spans,
 )
@@ -63,8 +68,15 @@ TYPE_MISS = 1.5  # a sentence without anything of the asked type cannot answer
 BRIDGE_WEIGHT = 0.75  # a sentence of a passage one hop from the question's entities
 BRIDGED_WEIGHT = 2.0  # the same when the question describes its answer through a name
 BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop, not the answer
+AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
 SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
+# An asked term its passage's title holds counts this much for a sentence that does not name it
+# (English): every sentence of "Safety audit of the Icheon plant" is about the audit, so the
+# one holding "found" is not outdone by the one repeating "safety audit".
+# The verb a "What did X find?" question ends in is what it asks: a sentence stating it.
+VERB_WEIGHT = 1.0
+TOPIC_WEIGHT = 0.5
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
 # the other language's sentences are read by e5 (`reader_signals.across`).
@@ -96,7 +108,11 @@ class Reader(ReaderEvidence):
                 entities.append(terms)
         terms = self.terms(question)
         slot = asked_particle(asked or question) if is_korean(asked or question) else None
-        return ReadQuestion(question, terms, entities, codes, kind, is_bridge(question), slot)
+        verb = asked_verb(asked or question)
+        return ReadQuestion(
+            question, terms, entities, codes, kind, is_bridge(question), slot,
+            self.terms(verb) & terms if verb else set(),
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
 
@@ -161,6 +177,7 @@ class Reader(ReaderEvidence):
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
+            topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
             term_lists = self._tokenizer.tokenize_many(sentences)
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
@@ -183,6 +200,7 @@ class Reader(ReaderEvidence):
                         seen_terms,
                         context,
                         passage.n in bridges,
+                        topic=topic,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -212,11 +230,15 @@ class Reader(ReaderEvidence):
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
         weights = rarity(q.asked, candidates)
+        english = float(not is_korean(q.text))
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = max(weighted_share(q.asked, c.terms, weights), c.across)
+            f["lexical"] = max(
+                weighted_share(q.asked, c.terms, weights, c.topic, TOPIC_WEIGHT * english),
+                c.across,
+            )
             f["context"] = max(c.context, c.across)
             f["entities"] = (
                 max(
@@ -231,6 +253,7 @@ class Reader(ReaderEvidence):
             f["type"] = self._type_match(q, c.text)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
+            f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -239,6 +262,7 @@ class Reader(ReaderEvidence):
                 + f["type"]
                 + SIMILARITY_WEIGHT * f["similarity"]
                 + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
+                + VERB_WEIGHT * f["verb"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
@@ -248,9 +272,10 @@ class Reader(ReaderEvidence):
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        if not self._answer_spans(q, sentence):
-            return -TYPE_MISS
-        return 1.0 + (SLOT_FILLED if self._slot_spans(q, sentence) else 0.0)
+        slot = SLOT_FILLED if self._slot_spans(q, sentence) else 0.0
+        if self._answer_spans(q, sentence, agents_too=False):
+            return 1.0 + slot
+        return AGENT_MATCH + slot if self._answer_spans(q, sentence) else -TYPE_MISS
 
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
@@ -258,16 +283,26 @@ class Reader(ReaderEvidence):
         if q.slot is None:
             return []
         after = particles_after(sentence)
+        answers = self._answer_spans(q, sentence)
         return [
             span.text
-            for span in typed_spans(sentence, q.kind)
-            if after.get(span.end) == q.slot and span.text in self._answer_spans(q, sentence)
+            for span in self._typed(q, sentence, agents_too=True)
+            if after.get(span.end) == q.slot and span.text in answers
         ]
 
-    def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
-        """Spans of the expected type that the question does not already name."""
+    def _typed(self, q: ReadQuestion, sentence: str, agents_too: bool) -> list[Span]:
+        """The sentence's spans of the asked type; for a Korean "누가 …했" question, with
+        `agents_too`, its organisations as well."""
+        found = typed_spans(sentence, q.kind)
+        if agents_too and q.kind == "person" and asks_for_agent(q.text):
+            found = [*found, *agents(sentence)]
+        return found
+
+    def _answer_spans(self, q: ReadQuestion, sentence: str, agents_too: bool = True) -> list[str]:
+        """Spans of the expected type that the question does not already name (for a Korean
+        "누가 …했" question, organisations too, as `agents_too` allows)."""
         spans = []
-        for span in typed_spans(sentence, q.kind):
+        for span in self._typed(q, sentence, agents_too):
             terms = self.terms(span.text)
             if q.kind in ("date", "number"):
                 if span.text.replace(" ", "") not in q.text.replace(" ", ""):
@@ -295,6 +330,10 @@ class Reader(ReaderEvidence):
             for span in (self._answer_spans(q, sentence) if clear else [])
             if q.kind != "number" or not span.isdigit() or len(span) >= 3  # "제3의", "<표 21>"
         }
+        title = (passage.title or "").strip()
+        renamed = q.kind == "person" and renamed_title(title, sentence)
+        if renamed and not self.terms(title) <= q.terms:
+            return title  # "Chiwetel Umeadi Ejiofor, CBE (born …) is …" on "Chiwetel Ejiofor"
         slotted = set(self._slot_spans(q, sentence)) & spans
         if len(spans) > 1 and len(slotted) == 1:
             spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
@@ -302,7 +341,6 @@ class Reader(ReaderEvidence):
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
             return span if named and not sentence.startswith(span) else None  # "the Time Quintet"
-        title = (passage.title or "").strip()
         if (
             q.kind != "date"
             and q.kind != "number"

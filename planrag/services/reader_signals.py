@@ -5,6 +5,8 @@ model-number match, the lead's confidence, the supporting sentences)."""
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from planrag.services.answers import is_korean
@@ -37,6 +39,7 @@ class Candidate:
     bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
     across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
+    topic: set[str] = field(default_factory=set)  # terms of the passage's title
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -50,6 +53,7 @@ class ReadQuestion:
     kind: AnswerType
     bridged: bool = False  # the answer is one hop from the question's names
     slot: str | None = None  # the case particle the question word carries ("어디에" → 에)
+    verb: set[str] = field(default_factory=set)  # the asked verb's terms ("find": "… find?")
 
     @property
     def asked(self) -> set[str]:
@@ -71,9 +75,21 @@ def rarity(terms: set[str], candidates: list[Candidate]) -> dict[str, float]:
     }
 
 
-def weighted_share(terms: set[str], held: set[str], weights: dict[str, float]) -> float:
+def weighted_share(
+    terms: set[str],
+    held: set[str],
+    weights: dict[str, float],
+    implied: AbstractSet[str] = frozenset(),
+    implied_weight: float = 0.0,
+) -> float:
+    """The weighted share of `terms` in `held`; a term only `implied` (the passage's title
+    holds it: the sentence is about it without naming it) counts `implied_weight`."""
     whole = sum(weights.get(t, 1.0) for t in terms)
-    return sum(weights.get(t, 1.0) for t in terms & held) / whole if whole else 0.0
+    if not whole:
+        return 0.0
+    own = sum(weights.get(t, 1.0) for t in terms & held)
+    topic = sum(weights.get(t, 1.0) for t in (terms & implied) - held)
+    return (own + implied_weight * topic) / whole
 
 
 def model_match(codes: set[str], c: Candidate) -> float:
@@ -140,3 +156,15 @@ def across(q: ReadQuestion, shortlist: list[Candidate], blind: float) -> bool:
         close = min(max(1.0 - (high - c.similarity) / ACROSS_SPAN, 0.0), 1.0)
         c.across = close * (1.0 - held)
     return True
+
+
+def renamed_title(title: str, sentence: str) -> bool:
+    """Whether an English sentence opens by naming its passage's title, a person's name, as
+    written otherwise ("Roseann O'Donnell (born …)" on the page "Rosie O'Donnell"): its first
+    words hold the title's last word but the sentence does not start with the title."""
+    words = title.split()
+    if not 2 <= len(words) <= 4 or not all(w[:1].isupper() for w in words) or "(" in title:
+        return False
+    if is_korean(title) or sentence.startswith(title):
+        return False
+    return words[-1] in re.findall(r"[\w'.-]+", sentence)[:5]

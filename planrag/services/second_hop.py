@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planrag.services.answers import Passage
+from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import body_sentences
 from planrag.services.reader import Reader
 from planrag.services.reader_signals import ReadQuestion, sentence_key
@@ -72,7 +72,7 @@ def second_hop(
             continue
         for n in _bridged(reader, q, first, pool, titles):
             topic = reader.terms(f"{by_n[n].title or ''} {by_n[n].content}")
-            for second in _best(reader, question, by_n[n]):
+            for second in _best(reader, question, by_n[n], read[n], rest):
                 # the sentence's own words, and its passage's ("It is composed of 40 members"
                 # follows "The X Senate is the upper house …")
                 held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
@@ -113,10 +113,18 @@ def _sentences(reader: Reader, passage: Passage) -> list[_Sentence]:
     ]
 
 
-def _best(reader: Reader, question: str, passage: Passage) -> list[_Sentence]:
-    """The reader's best sentence of the bridge's passage for the question, alone."""
+def _best(
+    reader: Reader, question: str, passage: Passage, sentences: list[_Sentence], rest: set[str]
+) -> list[_Sentence]:
+    """The bridge passage's sentences that may answer: the reader's best for the question,
+    alone, and for an English question those holding a word the first hop lacks (the reader's
+    best is often the passage's defining sentence, "Logar is one of the 34 provinces …", where
+    the question's rest, "capital", is in a later one; on ko_company this lost a lead)."""
     lead = reader.read(question, [passage], check=False).lead
-    return [] if lead is None else [_Sentence(passage.n, lead.text, reader.terms(lead.text))]
+    found = [] if lead is None else [_Sentence(passage.n, lead.text, reader.terms(lead.text))]
+    if is_korean(question):  # a Korean bridge passage's best sentence is its answer (ko_company)
+        return found
+    return found + [s for s in sentences if s.terms & rest and all(s.text != f.text for f in found)]
 
 
 def _first_hops(

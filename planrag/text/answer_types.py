@@ -104,6 +104,10 @@ _DATE = re.compile(
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}\.\s?\d{{1,2}}\.(?:\s?\d{{1,2}}\.?)?"
     rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}|\d{{1,2}}\s+{_MONTHS}\s+{_YEAR}"
     rf"|{_MONTHS}\s+{_YEAR}|\b{_YEAR}s?\b"
+    # a time of day, with the day it falls on: "전날 오후 6시까지", "9시 30분", "6 p.m.", "18:00"
+    r"|(?:(?:전날|당일|다음\s*날|익일|매일)\s*)?(?:(?:오전|오후|새벽|아침|저녁|밤)\s*)?"
+    r"\d{1,2}\s*시(?!간|즌|리즈)(?:\s*\d{1,2}\s*분|\s*반)?"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
 )
 _KO_UNITS = (
     r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"
@@ -161,6 +165,30 @@ def answer_type(question: str) -> AnswerType:
     return "thing"
 
 
+# "What did the safety audit find?": a wh-question with "did/does/do" that ends in its verb.
+_EN_ASKED_VERB = re.compile(
+    r"^\W*(?:what|which|who|whom|where|when|how)\b[^?]*?\b(?:did|does|do)\b[^?]*?\b([a-z]{3,})\s*\?\s*$",
+    re.I,
+)
+
+
+_EN_BEFORE_NOUN = frozenset(
+    ("in", "on", "at", "of", "for", "with", "to", "from", "by", "into", "about", "the", "a", "an",
+     "its", "his", "her", "their", "this", "that")
+)  # fmt: skip
+
+
+def asked_verb(question: str) -> str | None:
+    """The verb an English wh-question with "did/does/do" ends in, its predicate: "find" in
+    "What did the safety audit find?", "attend" in "Which university did she attend?" (None
+    when it ends in anything else: "… play football in college?" ends in a noun's place)."""
+    found = _EN_ASKED_VERB.match(question)
+    if not found or not found.group(1).islower():
+        return None
+    before = question[: found.start(1)].split()[-1:]
+    return None if before and before[0].lower() in _EN_BEFORE_NOUN else found.group(1)
+
+
 def asked_by_word(question: str) -> bool:
     """Whether the question's answer type comes from its question word (누구, 언제, which actor
     …), not only from the attribute it names ("가격은?", "위치는?"): then the type is clear."""
@@ -174,11 +202,20 @@ def model_codes(text: str) -> set[str]:
     parts from the number are a code only in capitals ("S 2", "KF 21") or in Korean text ("s
     3"): in English prose they are a word ("a 2014 film", "at the 1995 ceremony", "The 1990s")."""
     hangul = _has_hangul(text)
-    return {
+    codes = {
         re.sub(r"[-\s]", "", m.group(0)).upper()
         for m in _MODEL_CODE.finditer(text)
         if hangul or not _spaced_word(m.group(0))
     }
+    lettered = {f"{_LETTERED[m.group(1).casefold()]}-{m.group(2)}" for m in _LETTER.finditer(text)}
+    return codes | lettered
+
+
+# A letter naming one of a series: a funding round ("시리즈 B" is not "Series C"), a type, a class.
+_LETTERED = {
+    "시리즈": "SERIES", "series": "SERIES", "타입": "TYPE", "type": "TYPE", "클래스": "CLASS"
+}  # fmt: skip
+_LETTER = re.compile(r"(시리즈|[Ss]eries|타입|[Tt]ype|클래스)\s?([A-Z])(?![A-Za-z0-9])")
 
 
 def _spaced_word(code: str) -> bool:
@@ -197,7 +234,7 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
             s
             for s in _matches(_NUMBER, sentence)
             if any(c.isdigit() for c in s.text) or s.text[0].isalpha()
-            if not any(d.start <= s.start < d.end for d in dates) or "년" not in s.text
+            if not any(d.start <= s.start < d.end for d in dates)  # "11" of "2024년 11월"
         ]
     if kind == "person":
         return _people(sentence)
@@ -291,6 +328,39 @@ def _suffixed_places(sentence: str) -> list[Span]:
             start, end = tokens[j].start, token.start + token.len
             spans.append(Span(start, end, sentence[start:end]))
     return spans
+
+
+# Heads of an organisation's name, out of _PLACE_HEADS: who can invest, lead or sign.
+_AGENT_HEAD_TEXT = """대학교 대학 은행 연구소 회사 그룹 재단 병원
+    벤처스 캐피털 물류 전자 건설 증권 기관"""
+_AGENT_HEADS = tuple(_AGENT_HEAD_TEXT.split())
+# "누가" before a verb asks who did something, and a company or a bank does things too ("시리즈 C
+# 투자는 누가 주도했어?" → "한국산업은행이 주도했다"); "누가 대표야?" asks for a person.
+_AGENT_QUESTION = re.compile(r"누가.*?(?:했|하나|합니까|하였|한다|할까|하는지|하니)")
+
+
+def asks_for_agent(question: str) -> bool:
+    """Whether a Korean 누가-question asks who did something (an organisation may answer)."""
+    return bool(_AGENT_QUESTION.search(question))
+
+
+def agents(sentence: str) -> list[Span]:
+    """Organisations named in the sentence ("한국산업은행이", "동해캐피털"): a proper noun ending
+    in an organisation's head or marked as the subject, or a name glued to such a head."""
+    tokens = get_kiwi().tokenize(sentence)
+    spans = [s for s in _suffixed_places(sentence) if s.text.endswith(_AGENT_HEADS)]
+    for token, after in zip(tokens, [*tokens[1:], None], strict=True):
+        subject = after is not None and after.tag == "JKS"
+        named = token.tag == "NNP" and (token.form.endswith(_AGENT_HEADS) or subject)
+        if named and not _name_shaped(token.form):  # a person's name is a person
+            spans.append(Span(token.start, token.start + token.len, token.form))
+    spans.sort(key=lambda s: (s.start, -s.end))
+    # a span inside an earlier one ("캐피털" of "동해캐피털") is that one
+    return [
+        s
+        for i, s in enumerate(spans)
+        if not any(o.start <= s.start and s.end <= o.end for o in spans[:i])
+    ]
 
 
 def _copula_complements(sentence: str) -> list[Span]:

@@ -25,6 +25,7 @@ from typing import Any
 import Stemmer
 
 from planrag.core.errors import InvalidInput
+from planrag.text.english_verbs import base_form
 from planrag.text.korean import get_kiwi
 
 # Content morphemes kept: nouns (common, proper, numerals), roots, Hanja, numbers and Latin
@@ -210,7 +211,9 @@ class LexicalTokenizer:
         return self.tokenize_many([text])[0]
 
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
-        """Content words: what a text is about (term overlap, keyword matching)."""
+        """Content words: what a text is about (term overlap, keyword matching); an English
+        irregular verb counts as its base form ("found" as "find"), unlike in `index_tokens`
+        (an index built before stays valid)."""
         return self._tokens(list(texts), compounds=False)
 
     def index_tokens(self, text: str) -> list[str]:
@@ -224,8 +227,9 @@ class LexicalTokenizer:
         korean = [i for i, text in enumerate(items) if _NEEDS_KIWI.search(text)]
         analysed = self._analyse([items[i] for i in korean], compounds)
         morphemes = dict(zip(korean, analysed, strict=True))
+        base = not compounds  # content words fold irregular verbs; the index's terms do not
         return [
-            _latin_tokens(text) + self._user_latin(text) + morphemes.get(i, [])
+            _latin_tokens(text, base) + self._user_latin(text) + morphemes.get(i, [])
             for i, text in enumerate(items)
         ]
 
@@ -291,10 +295,12 @@ def _compounds(tokens: Iterable[object]) -> list[str]:
     return out
 
 
-def _latin_tokens(text: str) -> list[str]:
+def _latin_tokens(text: str, base: bool = False) -> list[str]:
+    """Stemmed Latin words; with `base`, an irregular verb's past or participle is its base form
+    first ("found" → "find", `english_verbs.py`), as the stemmer folds only regular ones."""
     stem = _stemmer().stemWord
     return [
-        stem(w)
+        stem(base_form(w) if base else w)
         for w in _LATIN_WORD.findall(text.lower())
         if w not in ENGLISH_STOPWORDS and (len(w) > 1 or w.isdigit())
     ]

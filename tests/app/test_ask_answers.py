@@ -103,6 +103,13 @@ def test_the_lead_holds_the_asked_kind_of_answer(plain: Served) -> None:
     assert "85명" in lead(str(plain.ask("누리테크 직원은 몇 명이야?")["answer"]))
 
 
+def test_an_english_question_leads_with_what_was_found(plain: Served) -> None:
+    """ "found" is "find" (an irregular verb) and the question's verb is what it asks: the
+    audit's finding leads, not its date sentence, which repeats "safety audit"."""
+    got = lead(str(plain.ask("What did the safety audit find?")["answer"]))
+    assert "fire exit" in got and "14 April 2025" not in got
+
+
 def test_one_verdict(plain: Served) -> None:
     for question in ("2025년 인사 규정 변경 알려줘", "자녀 학자금 지원 한도는 얼마인가?"):
         got = plain.ask(question)

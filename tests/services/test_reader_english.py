@@ -1,12 +1,20 @@
 """English reading rules of the extractive reader: a year after an English word is no model
 number ("a 2014 film" is not model "A2014"), and function words the search's stop list keeps
-("had", "also") are not question terms the evidence check counts. Invented texts."""
+("had", "also") are not question terms the evidence check counts; an irregular verb is its base
+form ("found" is "find") and a "What did X find?" question asks for its verb; a person's page
+that writes the name otherwise ("Victor James Hale" on "Victor Hale") heads the answer with its
+title; a bridge passage is read past its defining sentence. Invented texts, and our English
+fixture documents."""
 
 from __future__ import annotations
 
 from planrag.services.answers import Passage
+from planrag.services.extractive import Extractor
 from planrag.services.reader import Reader
-from planrag.text.answer_types import model_codes
+from planrag.text.answer_types import asked_verb, model_codes
+from planrag.text.english_verbs import base_form
+from planrag.text.tokenizer import tokenizer_for
+from tests.services.ko_passages import passages
 
 
 def passage(n: int, content: str, title: str | None = None) -> Passage:
@@ -56,3 +64,70 @@ def test_function_words_are_no_question_terms() -> None:
     assert reader.evidence(question, [actor]) == [1]
     reading = reader.read(question, [actor])
     assert reading.lead is not None and reading.passage is not None
+
+
+def test_an_irregular_verb_is_its_base_form_in_content_terms_only() -> None:
+    """ "found" shares nothing with "find" once stemmed; the content terms fold it, the BM25
+    index's terms do not (an index built before stays valid), and "founded" stays "found"."""
+    tokenizer = tokenizer_for()
+    assert "find" in tokenizer.tokenize("Two issues were found.")
+    assert "found" in tokenizer.tokenize("The company was founded in 1990.")
+    assert "found" in tokenizer.index_tokens("Two issues were found.")
+    assert base_form("led") == "lead" and base_form("left") == "left"  # "left": not folded
+
+
+def test_the_asked_verb_of_an_english_question() -> None:
+    assert asked_verb("What did the safety audit find?") == "find"
+    assert asked_verb("Which university did Ada Brink attend?") == "attend"
+    assert asked_verb("Where did Ada Brink play football in college?") is None
+    assert asked_verb("Which actor do the two films have in common?") is None
+    assert asked_verb("Did Ada Brink publish a novel?") is None
+
+
+def test_what_the_audit_found_leads_over_its_date() -> None:
+    """Our English fixture: the date sentence repeats "safety audit" and named Icheon; the
+    finding holds the asked verb ("found" is "find")."""
+    reader = Reader()
+    docs = passages("en_safety_audit.md", "en_trade_fair.md", "en_partner_report.md")
+    reading = reader.read("What did the safety audit find?", docs)
+    assert reading.lead is not None and "fire exit" in reading.lead.text
+
+
+def test_a_person_page_that_writes_the_name_otherwise_heads_the_answer() -> None:
+    """ "Victor James Hale (born …) is a British actor." on the page "Victor Hale": the lead
+    opens with the page's title."""
+    reader = Reader()
+    question = "Which British actor born 3 May 1971 starred in Harbor Lights?"
+    actor = passage(
+        1,
+        "Victor James Hale (born 3 May 1971) is a British actor. He starred in Harbor Lights.",
+        title="Victor Hale",
+    )
+    reading = reader.read(question, [actor])
+    assert reading.lead is not None and reading.lead.text.startswith("Victor James Hale")
+    assert reading.headline == "Victor Hale"
+
+
+def test_the_second_hop_reads_the_bridge_passage_past_its_defining_sentence() -> None:
+    """The bridge passage's first sentence defines it and holds most of the question's words
+    ("Kelso is one of the 12 provinces … situated in the western part …"): the reader's best
+    sentence of that passage; the one holding what the first hop lacks ("capital") answers."""
+    question = (
+        "Dunmore District is situated in the western part of a province whose capital is what?"
+    )
+    docs = [
+        passage(
+            1,
+            "Dunmore District is situated in the western part of Kelso Province, Freedonia. It "
+            "borders Arden Province to the west.",
+            title="Dunmore District",
+        ),
+        passage(
+            2,
+            "Kelso is one of the 12 provinces of Freedonia, situated in the western part of the "
+            "country. It is divided into seven districts. Its capital is Tarin.",
+            title="Kelso Province",
+        ),
+    ]
+    reading = Extractor().read(question, docs)
+    assert reading.lead is not None and "Tarin" in reading.lead.text

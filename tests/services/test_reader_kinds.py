@@ -1,0 +1,68 @@
+"""Answer kinds the reader missed, found by asking our Korean fixtures as a user would: a time of
+day answers "언제까지" ("전날 오후 6시까지"), an organisation answers "누가 …했" ("한국산업은행이
+주도했다"), a funding round's letter tells its sentences apart like a model number ("시리즈 B"
+is not "시리즈 C"), and a date's month is no number ("2024년 11월" holds no "11" amount)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planrag.services.reader import Reader
+from planrag.text.answer_types import agents, asks_for_agent, model_codes, typed_spans
+from tests.services.ko_passages import passages
+
+
+@pytest.fixture(scope="module")
+def reader() -> Reader:
+    return Reader()
+
+
+def test_a_time_of_day_is_a_when_answer() -> None:
+    spans = typed_spans("재택근무를 하려면 전날 오후 6시까지 팀장의 승인을 받아야 한다.", "date")
+    assert [s.text for s in spans] == ["전날 오후 6시"]
+    assert [s.text for s in typed_spans("The store closes at 6 p.m. or 18:00.", "date")] == [
+        "6 p.m.",
+        "18:00",
+    ]
+    assert not typed_spans("누리봇 S2는 배터리로 10시간 연속 운행이 가능하다.", "date")  # hours
+
+
+def test_until_when_leads_with_the_deadline(reader: Reader) -> None:
+    reading = reader.read("재택근무 신청은 언제까지 해야 하나요?", passages("hr_policy.md"))
+    assert reading.lead is not None and "오후 6시" in reading.lead.text
+    assert reading.span == "전날 오후 6시"
+
+
+def test_who_did_it_may_be_an_organisation() -> None:
+    assert asks_for_agent("시리즈 C 투자는 누가 주도했어?")
+    assert asks_for_agent("누가 투자했나요?")
+    assert not asks_for_agent("누가 대표야?")
+    assert not asks_for_agent("한빛로보틱스 대표는 누구인가?")
+    found = agents("푸른벤처스는 120억 원을, 나머지 30억 원은 동해캐피털이 투자했다.")
+    assert [s.text for s in found] == ["푸른벤처스", "동해캐피털"]
+    named = agents("푸른벤처스의 대표는 한지훈이다.")
+    assert [s.text for s in named] == ["푸른벤처스"]  # the person is no organisation
+
+
+def test_a_funding_rounds_letter_is_a_code() -> None:
+    assert model_codes("시리즈 C 투자는 누가 주도했어?") == {"SERIES-C"}
+    assert model_codes("the Series C round") == {"SERIES-C"}
+    assert model_codes("시리즈 B") != model_codes("시리즈 C")
+
+
+def test_who_led_the_round_is_the_bank_that_led_it(reader: Reader) -> None:
+    docs = passages("investment.md", "hanbit_company.md")
+    c = reader.read("시리즈 C 투자는 누가 주도했어?", docs)
+    assert c.lead is not None and c.lead.text == "시리즈 C는 한국산업은행이 주도했다."
+    assert c.span == "한국산업은행"
+    b = reader.read("시리즈 B 투자는 누가 주도했나요?", docs)
+    assert b.lead is not None and "푸른벤처스" in b.lead.text and "한국산업은행" not in b.lead.text
+    person = reader.read("누리봇 S2 개발은 누가 총괄했나요?", passages("nuribot_products.md"))
+    assert person.span == "최민호"  # a person still answers where the sentence names one
+
+
+def test_a_dates_month_is_no_amount(reader: Reader) -> None:
+    spans = typed_spans("한빛로보틱스는 2024년 11월 시리즈 C 투자로 400억 원을 유치했다.", "number")
+    assert [s.text for s in spans] == ["400억 원"]
+    reading = reader.read("시리즈 C 투자 금액은 얼마야?", passages("investment.md"))
+    assert reading.span == "400억 원"
