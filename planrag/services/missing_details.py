@@ -19,11 +19,11 @@ is held:
 
 Words cannot be compared across languages: a passage in the other language that passes the
 cross-lingual evidence check (`ReaderEvidence.similarity_floor`) may hold the detail in its own
-words, so then no Korean detail is said to be missing (unless the reader led in Korean over
-them). The English relation is judged on the one passage holding all its words: that passage
-names the subject and the relation's words and still does not state it. The verdict stays
-one: passages passed the evidence check, so `exists` is true and the answer is extractive; it
-names what they lack.
+words, so then no Korean detail is said to be missing (even when the reader led in Korean:
+"블루웨이브 로지스틱스" of an answerable question is "Bluewave Logistics" there). The English
+relation is judged on the one passage holding all its words: that passage names the subject
+and the relation's words and still does not state it. The verdict stays one: passages passed
+the evidence check, so `exists` is true and the answer is extractive; it names what they lack.
 """
 
 from __future__ import annotations
@@ -77,9 +77,9 @@ def missing_detail(
     reader: Reader, question: str, passages: Sequence[Passage], lead: Passage | None = None
 ) -> Missing | None:
     """What the question asks about that the passages do not hold; None when they hold every
-    detail asked, or when a passage of the other language may hold it. `lead`: the passage of
-    the answer's lead sentence, when the reader chose it in the question's language over the
-    other language's sentences (`reader_signals.across`) those are not taken to hold more."""
+    detail asked, or when a passage of the other language may hold it. `lead` (the passage of
+    the answer's lead sentence) is not used: a Korean lead over an English passage holding the
+    answer is a wrong lead, not evidence of absence."""
     if not passages:
         return None
     korean = is_korean(question)
@@ -89,8 +89,7 @@ def missing_detail(
         return None
     if not korean:  # a relation one passage holds the words of: judged on that passage alone
         return _english(reader, question, same)
-    read_over = lead is not None and is_korean(lead.content[:2000]) == korean
-    if not read_over and _other_language_may_hold(reader, question, other):
+    if _other_language_may_hold(reader, question, other):
         return None
     return _korean(reader, question, same)
 

@@ -14,7 +14,8 @@ from planrag.services.missing_details import missing_detail
 from planrag.text.answer_slots import asked_particle
 from tests.services.ko_passages import passages
 
-COMPANY = ("hanbit_company.md", "places.md", "nuritech.md", "en_partner_report.md")
+# The passages /ai/v2/ask showed for "한빛로보틱스의 화성 지사 주소는?" (first five, in order).
+COMPANY = ("hanbit_company.md", "places.md", "nuritech.md", "investment.md", "org_chart.md")
 BATTERIES = (
     "en_partner_report.md",
     "nuribot_products.md",
