@@ -272,44 +272,46 @@ class Reader(ReaderEvidence):
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
-        slot = SLOT_FILLED if self._slot_spans(q, sentence) else 0.0
-        if self._answer_spans(q, sentence, agents_too=False):
-            return 1.0 + slot
-        return AGENT_MATCH + slot if self._answer_spans(q, sentence) else -TYPE_MISS
+        own = self._unnamed(q, typed_spans(sentence, q.kind))
+        agent = q.kind == "person" and asks_for_agent(q.text)
+        found = own + self._unnamed(q, agents(sentence)) if agent else own
+        if not found:
+            return -TYPE_MISS
+        slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
+        return (1.0 if own else AGENT_MATCH) + slot
 
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
         투자했나요?"): the argument asked for, not a description of the subject."""
+        return [span.text for span in self._slotted(q, sentence, self._found(q, sentence))]
+
+    def _slotted(self, q: ReadQuestion, sentence: str, spans: list[Span]) -> list[Span]:
         if q.slot is None:
             return []
         after = particles_after(sentence)
-        answers = self._answer_spans(q, sentence)
-        return [
-            span.text
-            for span in self._typed(q, sentence, agents_too=True)
-            if after.get(span.end) == q.slot and span.text in answers
-        ]
+        return [span for span in spans if after.get(span.end) == q.slot]
 
-    def _typed(self, q: ReadQuestion, sentence: str, agents_too: bool) -> list[Span]:
-        """The sentence's spans of the asked type; for a Korean "누가 …했" question, with
-        `agents_too`, its organisations as well."""
-        found = typed_spans(sentence, q.kind)
-        if agents_too and q.kind == "person" and asks_for_agent(q.text):
-            found = [*found, *agents(sentence)]
-        return found
+    def _answer_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
+        return [span.text for span in self._found(q, sentence)]
 
-    def _answer_spans(self, q: ReadQuestion, sentence: str, agents_too: bool = True) -> list[str]:
+    def _found(self, q: ReadQuestion, sentence: str) -> list[Span]:
         """Spans of the expected type that the question does not already name (for a Korean
-        "누가 …했" question, organisations too, as `agents_too` allows)."""
-        spans = []
-        for span in self._typed(q, sentence, agents_too):
-            terms = self.terms(span.text)
+        "누가 …했" question, organisations too)."""
+        found = typed_spans(sentence, q.kind)
+        if q.kind == "person" and asks_for_agent(q.text):
+            found = [*found, *agents(sentence)]
+        return self._unnamed(q, found)
+
+    def _unnamed(self, q: ReadQuestion, spans: list[Span]) -> list[Span]:
+        """The spans the question does not already name."""
+        kept = []
+        for span in spans:
             if q.kind in ("date", "number"):
                 if span.text.replace(" ", "") not in q.text.replace(" ", ""):
-                    spans.append(span.text)
-            elif terms and not terms <= q.terms:
-                spans.append(span.text)
-        return spans
+                    kept.append(span)
+            elif (terms := self.terms(span.text)) and not terms <= q.terms:
+                kept.append(span)
+        return kept
 
     def headline(self, q: ReadQuestion, sentence: str, passage: Passage) -> str | None:
         return self._headline(q, sentence, passage)
