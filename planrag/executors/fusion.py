@@ -242,7 +242,7 @@ class FusionCalibrator:
                 for b in vectors
             }
             crossed = {key: base for key, base in bases.items() if base is not None}
-            floors = self._floors(kb.id, embedder, sample, sentence=is_e5(kb.embedding_model))
+            floors = self._floors(kb.id, embedder, sample, sentence=is_e5(embedder.name))
         total = sum(sample.counts.values()) or 1
         return FusionCalibration(
             scripts=scripts,

@@ -221,8 +221,9 @@ LIBRARY = Path(__file__).resolve().parents[1] / "fixtures" / "en_library"
 
 @pytest.fixture(scope="module")
 def library(corpus: Corpus) -> str:
-    """An English KB of short abstracts about libraries and health information (its own
-    fixture, tests/fixtures/en_library), next to the Korean one in the same runtime."""
+    """An English KB of 16 short abstracts about libraries and health information (its own
+    fixture, tests/fixtures/en_library, enough sentences for a sentence floor), next to the
+    Korean one in the same runtime."""
     runtime = corpus.runtime
     kb = runtime.knowledge_bases.create(
         KnowledgeBaseCreate(name="en-library", embedding_model=E5_MODEL)
@@ -261,14 +262,22 @@ def test_a_korean_question_an_english_kb_cannot_answer_is_not_found(
     runtime = corpus.runtime
     calibration = runtime.metadata.get_kb(library).calibration
     assert calibration is not None and set(calibration.sentence_floor) == {"hangul>latin"}
-    # e5: 0.775 to the abstract on patients' information seeking (the passage floor 0.756), its
-    # best sentence 0.751
-    question = "고혈압 환자는 어떤 음식을 피해야 하나요?"
-    outcome = asked(runtime, library, question)
-    assert outcome.passages, "the search shows passages"
-    assert outcome.answer_source == "none", outcome.answer
-    # by whole passages it would have been answered
-    assert passage_floors_only(runtime, library).evidence(question, outcome.passages) != []
+    by_passage = passage_floors_only(runtime, library)
+    # "Who first built a citation index?" (the KB's citation abstract does not say) and "What
+    # should people with high blood pressure not eat?": e5 puts the first at 0.768 from the
+    # abstract on ideas spreading like an epidemic, the second at 0.775 from the one on
+    # patients' information seeking (the passage floor 0.765); their best sentences at 0.752
+    # and 0.751 (the sentence floor 0.753, never under the passage floor)
+    off_answer = (
+        "논문 인용 색인은 누가 처음 만들었나요?",
+        "고혈압 환자는 어떤 음식을 피해야 하나요?",
+    )
+    for question in off_answer:
+        outcome = asked(runtime, library, question)
+        assert outcome.passages, "the search shows passages"
+        assert outcome.answer_source == "none", (question, outcome.answer)
+        # by whole passages it would have been answered
+        assert by_passage.evidence(question, outcome.passages) != [], question
 
 
 def test_a_cross_lingual_hit_is_found_by_its_sentence(corpus: Corpus) -> None:
@@ -295,7 +304,9 @@ def test_an_old_calibration_gets_its_sentence_floor_on_its_first_ask(corpus: Cor
     its calibration; its weights and passage floors are left as they were."""
     runtime, kb_id = corpus.runtime, corpus.kb_id
     measured = runtime.metadata.get_kb(kb_id).calibration
-    assert measured is not None and set(measured.sentence_floor) == {"hangul>latin", "latin>hangul"}
+    # English questions over the Korean documents; the three English reports are too few
+    # sentences for a floor of Korean questions over them (the passage floor serves)
+    assert measured is not None and set(measured.sentence_floor) == {"latin>hangul"}
     old = measured.model_copy(update={"sentence_floor": {}})
     runtime.metadata.update_kb(kb_id, {"calibration": old.model_dump(mode="json")})
     asked(runtime, kb_id, "Who is the CEO of Hanbit Robotics?")  # the passage floors serve
