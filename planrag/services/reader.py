@@ -356,8 +356,12 @@ class Reader(ReaderEvidence):
         return None
 
     def _span(self, q: ReadQuestion, sentence: str) -> str | None:
-        spans = self._answer_spans(q, sentence)
-        return spans[0] if spans else None
+        """The sentence's first span of the asked type; the one filling the question word's
+        slot when one does ("박지은" of "윤서연 팀장은 박지은 CTO에게 보고한다" for "누구에게")."""
+        found = self._found(q, sentence)
+        slotted = self._slotted(q, sentence, found)
+        spans = slotted if len(slotted) == 1 else found
+        return spans[0].text if spans else None
 
 
 _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")

@@ -84,7 +84,7 @@ _KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [
         re.compile(r"(?:대표|대표이사|CEO|CTO|사장|회장|총장|소장|팀장|본부장|책임자|총괄|창업자)"),
     ),
     ("date", re.compile(r"(?:설립일|창립일|출시일|개교|설립 연도|출시 시기)")),
-    ("place", re.compile(r"(?:본사|위치|소재지|공장|지사)")),
+    ("place", re.compile(r"(?:본사|위치|소재지|공장|지사|고향|출신지|출생지)")),
     (
         "number",
         re.compile(
@@ -159,10 +159,10 @@ def answer_type(question: str) -> AnswerType:
     for kind, pattern in _KO_TYPES + _EN_TYPES:
         if pattern.search(question):
             return kind
-    for kind, pattern in _KO_ATTRIBUTES:
-        if pattern.search(question):
-            return kind
-    return "thing"
+    # Several attributes: the last one named is asked ("한지훈 대표 고향은?" asks for a place;
+    # "대표" says who 한지훈 is).
+    named = [(m.end(), kind) for kind, p in _KO_ATTRIBUTES for m in p.finditer(question)]
+    return max(named)[1] if named else "thing"
 
 
 # "What did the safety audit find?": a wh-question with "did/does/do" that ends in its verb.

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from planrag.services.reader import Reader
-from planrag.text.answer_types import agents, asks_for_agent, model_codes, typed_spans
+from planrag.text.answer_slots import asked_particle, particles_after
+from planrag.text.answer_types import agents, answer_type, asks_for_agent, model_codes, typed_spans
 from tests.services.ko_passages import passages
 
 
@@ -66,3 +67,33 @@ def test_a_dates_month_is_no_amount(reader: Reader) -> None:
     assert [s.text for s in spans] == ["400억 원"]
     reading = reader.read("시리즈 C 투자 금액은 얼마야?", passages("investment.md"))
     assert reading.span == "400억 원"
+
+
+def test_the_asked_attribute_is_the_last_one_named() -> None:
+    # "대표" names who 한지훈 is; "고향" is what is asked.
+    assert answer_type("한지훈 대표 고향은?") == "place"
+    assert answer_type("푸른벤처스 대표는?") == "person"
+    assert answer_type("누리봇 S2 개발 총괄 책임자는?") == "person"
+    assert answer_type("한빛로보틱스 대표 본사 위치는?") == "place"
+
+
+def test_a_hometown_question_leads_with_the_hometown(reader: Reader) -> None:
+    reading = reader.read("한지훈 대표 고향은?", passages("people_profiles.md", "investment.md"))
+    assert reading.lead is not None and "울산" in reading.lead.text
+
+
+def test_where_did_they_work_fills_the_eseo_slot(reader: Reader) -> None:
+    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은 강하늘이다" does not.
+    assert asked_particle("강하늘 팀장은 전에 어디서 일했어?") == "에서"
+    docs = passages("org_chart.md", "people_profiles.md")
+    reading = reader.read("강하늘 팀장은 전에 어디서 일했어?", docs)
+    assert reading.lead is not None and "새벽기획" in reading.lead.text
+
+
+def test_a_slot_after_a_title_belongs_to_the_name_before_it(reader: Reader) -> None:
+    # "박지은 CTO에게": the particle ends the noun phrase the name opens.
+    sentence = "윤서연 팀장은 박지은 CTO에게 보고한다."
+    assert particles_after(sentence).get(sentence.index("박지은") + 3) == "에게"
+    reading = reader.read("자율주행팀장은 누구에게 보고하나요?", passages("org_chart.md"))
+    assert reading.lead is not None and reading.lead.text == sentence
+    assert reading.span == "박지은"
