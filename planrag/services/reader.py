@@ -180,7 +180,10 @@ class Reader(ReaderEvidence):
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
             term_lists = self._tokenizer.tokenize_many(sentences)
+            before: list[str] = []
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
+                referent = set(before) if _PRONOUN.match(sentence) else set()
+                before = terms
                 own = model_codes(sentence)
                 carried = own or carried
                 seen_terms = seen_terms | set(terms)
@@ -201,6 +204,7 @@ class Reader(ReaderEvidence):
                         context,
                         passage.n in bridges,
                         topic=topic,
+                        referent=referent,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -242,7 +246,10 @@ class Reader(ReaderEvidence):
             f["context"] = max(c.context, c.across)
             f["entities"] = (
                 max(
-                    sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
+                    sum(
+                        1.0 if e <= c.terms | c.referent else 0.5 * (e <= c.seen)
+                        for e in q.entities
+                    )
                     / len(q.entities),
                     c.across,
                 )

@@ -57,7 +57,7 @@ _EN_PLACES = (
     r"city|country|state|town|village|county|province|region|island|continent|place|"
     r"river|lake|mountain|district|neighbou?rhood|borough|capital"
 )
-_EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total"
+_EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total|score"
 _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     (
         "date",
@@ -71,7 +71,11 @@ _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("place", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,2}}(?:{_EN_PLACES})\b", re.I)),
     (
         "number",
-        re.compile(r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent", re.I),
+        re.compile(
+            r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent"
+            r"|\b(?:what|which) (?:score|rating|price|salary|amount|number)\b",
+            re.I,
+        ),
     ),
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|was|is) who\b", re.I)),
     ("date", re.compile(r"\bwhen\b", re.I)),
@@ -88,7 +92,7 @@ _KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [
     (
         "number",
         re.compile(
-            r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수|번호)"
+            r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수|번호|점수)"
         ),
     ),
 ]
@@ -113,8 +117,11 @@ _KO_UNITS = (
     r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"
     r"km|m|cm|mm|GB|MB|TB|W|kW|MW|kWh|%|퍼센트|점|권|편|종"
 )
+# "9 million US dollars", "2.5 billion euros": an English amount's scale and currency.
+_EN_SCALE = r"(?:\s+(?:thousand|million|billion|trillion))?"
+_EN_CURRENCY = r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?(?:dollars?|euros?|pounds?|yen|won|yuan))?"
 _NUMBER = re.compile(
-    rf"\d[\d,]*(?:\.\d+)?(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
+    rf"\d[\d,]*(?:\.\d+)?{_EN_SCALE}{_EN_CURRENCY}(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
     r"fifty|hundred|thousand|million|billion)\b(?:[\s-]+\w+)?",
     re.I,
@@ -281,12 +288,22 @@ _ORGANISATION_TEXT = """inc corp corporation company co ltd llc group logistics 
 _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 
 
+# Words of a region's or a place's name ("Southeast Asia", "Kansas City", "Jeju Island"), none
+# of them a surname too (West, Park, Lake, Bay and Street are).
+_REGION_TEXT = """northeast northwest southeast southwest northern southern eastern western
+    asia europe africa america americas oceania arctic antarctica pacific atlantic
+    city county province island islands mountains valley ocean gulf kingdom republic"""
+_NOT_A_PERSON = _ORGANISATION_WORDS | frozenset(_REGION_TEXT.split())
+
+
 def _full_name(name: str) -> bool:
-    """A Latin person's name: two or more capitalised words, none an organisation's."""
+    """A Latin person's name: two or more capitalised words, none an organisation's or a
+    region's ("Southeast Asia")."""
     words = name.split()
     return len(words) >= 2 and not any(
-        word.casefold().strip(".,") in _ORGANISATION_WORDS for word in words
-    )
+        word.casefold().strip(".,") in _NOT_A_PERSON or any(c.isdigit() for c in word)
+        for word in words
+    )  # "NuriBot S2" is a product
 
 
 def _has_hangul(text: str) -> bool:

@@ -97,3 +97,27 @@ def test_a_slot_after_a_title_belongs_to_the_name_before_it(reader: Reader) -> N
     reading = reader.read("자율주행팀장은 누구에게 보고하나요?", passages("org_chart.md"))
     assert reading.lead is not None and reading.lead.text == sentence
     assert reading.span == "박지은"
+
+
+def test_an_english_amount_keeps_its_scale_and_currency() -> None:
+    spans = typed_spans("The contract is worth 9 million US dollars.", "number")
+    assert [s.text for s in spans] == ["9 million US dollars"]
+    assert [s.text for s in typed_spans("It cost 2.5 billion euros in 2019.", "number")] == [
+        "2.5 billion euros"
+    ]
+
+
+def test_a_score_is_a_number() -> None:
+    assert answer_type("What score did the plant get in the safety audit?") == "number"
+    assert answer_type("이천 공장 안전 점검 점수는?") == "number"
+
+
+def test_a_region_is_no_persons_name() -> None:
+    sentence = "The Jurong warehouse is the largest cold-storage warehouse in Southeast Asia."
+    assert not typed_spans(sentence, "person")
+    assert [s.text for s in typed_spans("Its manager is David Lim.", "person")] == ["David Lim"]
+
+
+def test_who_manages_leads_with_the_manager(reader: Reader) -> None:
+    reading = reader.read("Who manages the Jurong warehouse?", passages("en_partner_report.md"))
+    assert reading.lead is not None and reading.lead.text == "Its manager is David Lim."
