@@ -113,6 +113,11 @@ _DATE = re.compile(
     r"\d{1,2}\s*시(?!간|즌|리즈)(?:\s*\d{1,2}\s*분|\s*반)?"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
 )
+# When something recurs or follows a span of service answers "언제" too: "근속 5년마다", "입사
+# 1년 후", "3개월마다" (the date pattern has no such spans, so a number inside keeps its amount).
+_PERIOD = re.compile(
+    r"(?:(?:근속|입사|재직|가입|계약)\s*)?\d+\s*(?:년|개월|달|주|일)\s*(?:마다|후|뒤|이\s*지나면)"
+)
 _KO_UNITS = (
     r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"
     r"km|m|cm|mm|GB|MB|TB|W|kW|MW|kWh|%|퍼센트|점|권|편|종"
@@ -234,9 +239,9 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     """The spans of `sentence` that could answer a question of `kind` ("thing": noun phrases
     ending the sentence's copula or proper nouns)."""
     if kind == "date":
-        return _matches(_DATE, sentence)
+        return sorted(_matches(_DATE, sentence) + _matches(_PERIOD, sentence), key=_start)
     if kind == "number":
-        dates = _matches(_DATE, sentence)
+        dates = _matches(_DATE, sentence)  # a recurring period's count stays an amount
         return [
             s
             for s in _matches(_NUMBER, sentence)
@@ -249,6 +254,10 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     if kind == "place":
         return names + _suffixed_places(sentence)
     return names + _copula_complements(sentence)
+
+
+def _start(span: Span) -> int:
+    return span.start
 
 
 def _matches(pattern: re.Pattern[str], text: str) -> list[Span]:

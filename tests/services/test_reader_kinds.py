@@ -121,3 +121,11 @@ def test_a_region_is_no_persons_name() -> None:
 def test_who_manages_leads_with_the_manager(reader: Reader) -> None:
     reading = reader.read("Who manages the Jurong warehouse?", passages("en_partner_report.md"))
     assert reading.lead is not None and reading.lead.text == "Its manager is David Lim."
+
+
+def test_a_recurring_period_answers_when(reader: Reader) -> None:
+    sentence = "이번 개정으로 근속 5년마다 안식 휴가 20일이 주어진다."
+    assert [s.text for s in typed_spans(sentence, "date")] == ["근속 5년마다"]
+    assert [s.text for s in typed_spans(sentence, "number")] == ["5년", "20일"]  # still amounts
+    reading = reader.read("안식 휴가는 언제 받아?", passages("hr_policy.md"))
+    assert reading.lead is not None and "안식 휴가" in reading.lead.text
