@@ -187,7 +187,10 @@ class Reader(ReaderEvidence):
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
             term_lists = self._tokenizer.tokenize_many(sentences)
+            before: list[str] = []
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
+                referent = set(before) if _PRONOUN.match(sentence) else set()
+                before = terms
                 own = model_codes(sentence)
                 carried = own or carried
                 seen_terms = seen_terms | set(terms)
@@ -208,6 +211,7 @@ class Reader(ReaderEvidence):
                         context,
                         passage.n in bridges,
                         topic=topic,
+                        referent=referent,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -249,7 +253,10 @@ class Reader(ReaderEvidence):
             f["context"] = max(c.context, c.across)
             f["entities"] = (
                 max(
-                    sum(1.0 if e <= c.terms else 0.5 * (e <= c.seen) for e in q.entities)
+                    sum(
+                        1.0 if e <= c.terms | c.referent else 0.5 * (e <= c.seen)
+                        for e in q.entities
+                    )
                     / len(q.entities),
                     c.across,
                 )
@@ -365,8 +372,12 @@ class Reader(ReaderEvidence):
         return None
 
     def _span(self, q: ReadQuestion, sentence: str) -> str | None:
-        spans = self._answer_spans(q, sentence)
-        return spans[0] if spans else None
+        """The sentence's first span of the asked type; the one filling the question word's
+        slot when one does ("박지은" of "윤서연 팀장은 박지은 CTO에게 보고한다" for "누구에게")."""
+        found = self._found(q, sentence)
+        slotted = self._slotted(q, sentence, found)
+        spans = slotted if len(slotted) == 1 else found
+        return spans[0].text if spans else None
 
 
 _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")

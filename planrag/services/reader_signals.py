@@ -40,6 +40,9 @@ class Candidate:
     similarity: float = 0.0
     across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
     topic: set[str] = field(default_factory=set)  # terms of the passage's title
+    # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
+    # before it, which the pronoun stands for
+    referent: set[str] = field(default_factory=set)
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
