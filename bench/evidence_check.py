@@ -47,6 +47,7 @@ from planrag.services.answers import Passage  # noqa: E402
 from planrag.services.evaluation import BeirDataset  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
+from planrag.services.passage_text import plain_text  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
@@ -71,6 +72,15 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
         # sentence floor, else its text) and the similarity that piece needs
         pieces = [self._pieces(question, p) for p in shown] if self.has_e5 else []
         sims = [max(self.similarities(question, texts)) for texts, _ in pieces]
+        # and as whole passages against the passage floors (session 11's check)
+        whole = self.similarities(question, [plain_text(p.content)[:1000] for p in shown])
+        kb_floors = [self._cross_floors.get(p.knowledge_base, CrossFloors()) for p in shown]
+        before = [
+            f.passage.get(_direction(question, p), self._cross_min)
+            if reader_evidence._crosses(question, p)
+            else reader_evidence.SAME_LANGUAGE_MIN
+            for f, p in zip(kb_floors, shown, strict=True)
+        ]
         RECORDS.append(
             {
                 "question": question,
@@ -79,11 +89,18 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
                 "crosses": [reader_evidence._crosses(question, p) for p in shown],
                 "sims": [round(s, 4) for s in sims],
                 "floors": [round(floor, 4) for _, floor in pieces],
+                "passage_sims": [round(s, 4) for s in whole],
+                "passage_floors": [round(f, 4) for f in before],
             }
         )
         return original(self, question, passages)
 
     return evidence
+
+
+def _direction(question: str, passage: Passage) -> str:
+    script = reader_evidence._script
+    return f"{script(question)}>{script(passage.content[:2000])}"
 
 
 def jsonl(name: str) -> list[dict[str, Any]]:
@@ -192,14 +209,18 @@ def run_absent(runtime: Runtime) -> list[dict[str, Any]]:
 
 
 def run_other(
-    runtime: Runtime, sets: dict[str, BeirDataset], limit: int, start: int = 0
+    runtime: Runtime,
+    sets: dict[str, BeirDataset],
+    limit: int,
+    start: int = 0,
+    only: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     rows = []
     english = list(sets["hotpotqa_200"].queries.values())[start : start + limit]
     half = (start // 2, start // 2 + limit // 2)
     korean = [t for name in OWN for t in list(sets[name].queries.values())[half[0] : half[1]]]
     for kbs, questions, lang in ((KOREAN_KBS, english, "en"), (ENGLISH_KBS, korean, "ko")):
-        for kb in kbs:
+        for kb in [kb for kb in kbs if not only or kb in only]:
             for text in questions:
                 row, _ = ask(runtime, kb, text)
                 rows.append(row | {"lang": lang, "group": "other-kb"})
@@ -324,6 +345,7 @@ def main() -> None:
     parser.add_argument(
         "--start", type=int, default=0, help="other-kb: from this question (30: held out)"
     )
+    parser.add_argument("--other-kbs", nargs="*", help="other-kb: only these KBs")
     parser.add_argument("--groups", nargs="*", default=["cross", "absent", "other-kb", "same"])
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_check.json")
     args = parser.parse_args()
@@ -374,7 +396,7 @@ def main() -> None:
             elif group == "absent":
                 rows += run_absent(runtime)
             elif group == "other-kb":
-                rows += run_other(runtime, sets, args.limit, args.start)
+                rows += run_other(runtime, sets, args.limit, args.start, args.other_kbs)
             elif group == "same":
                 rows += run_same(runtime, sets, args.limit)
             print(group, json.dumps(summarise(rows), ensure_ascii=False), flush=True)
