@@ -56,6 +56,7 @@ from planrag.text.answer_types import (
     typed_spans,
 )
 from planrag.text.entities import find_mentions
+from planrag.text.korean import written_compounds
 from planrag.text.question_shapes import is_bridge
 
 __all__ = ["Reader", "Reading", "ReadSentence", "read"]
@@ -112,6 +113,7 @@ class Reader(ReaderEvidence):
         return ReadQuestion(
             question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
+            written_compounds(question) if is_korean(question) else {},
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
@@ -179,11 +181,11 @@ class Reader(ReaderEvidence):
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
-            term_lists = self._tokenizer.tokenize_many(sentences)
+            term_lists = self.sentence_terms(sentences, q.compounds)
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 own = model_codes(sentence)
                 carried = own or carried
-                seen_terms = seen_terms | set(terms)
+                seen_terms = seen_terms | terms
                 key = sentence_key(sentence)
                 if len(sentence) < MIN_SENTENCE_CHARS or key in seen or key == title_key:
                     continue
@@ -194,7 +196,7 @@ class Reader(ReaderEvidence):
                         passage.n,
                         position,
                         sentence,
-                        set(terms),
+                        terms,
                         carried,
                         own,
                         seen_terms,

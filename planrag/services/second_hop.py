@@ -59,11 +59,12 @@ def second_hop(
     if not q.entities:
         return None
     pool = list(passages[:HOP_PASSAGES])
-    read = {p.n: _sentences(reader, p) for p in pool}
+    read = {p.n: _sentences(reader, p, q.compounds) for p in pool}
     titles = {p.n: reader.terms(p.title or "") for p in pool}
     all_terms = [s.terms for ss in read.values() for s in ss]
     weights = reader.term_weights(q.asked, all_terms)
-    lead_share = _share(q.asked, reader.terms(reading.lead.text), weights)
+    lead_terms = reader.sentence_terms([reading.lead.text], q.compounds, content=True)[0]
+    lead_share = _share(q.asked, lead_terms, weights)
     by_n = {p.n: p for p in pool}
     best: _Hop | None = None
     for first in _first_hops(q, read, titles, weights):
@@ -104,13 +105,15 @@ def second_hop(
     )
 
 
-def _sentences(reader: Reader, passage: Passage) -> list[_Sentence]:
+def _sentences(
+    reader: Reader, passage: Passage, compounds: dict[str, tuple[str, ...]]
+) -> list[_Sentence]:
+    """The passage's sentences with their terms (a compound of the question inside a word
+    Kiwi reads whole counts: `Reader.sentence_terms`)."""
     title = sentence_key(passage.title or "")
-    return [
-        _Sentence(passage.n, s, reader.terms(s))
-        for s in body_sentences(passage.content)
-        if len(s) >= 8 and sentence_key(s) != title
-    ]
+    kept = [s for s in body_sentences(passage.content) if len(s) >= 8 and sentence_key(s) != title]
+    terms = reader.sentence_terms(kept, compounds, content=True)
+    return [_Sentence(passage.n, s, held) for s, held in zip(kept, terms, strict=True)]
 
 
 def _best(
