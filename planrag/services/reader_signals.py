@@ -40,6 +40,9 @@ class Candidate:
     similarity: float = 0.0
     across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
     topic: set[str] = field(default_factory=set)  # terms of the passage's title
+    # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
+    # before it, which the pronoun stands for
+    referent: set[str] = field(default_factory=set)
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -54,6 +57,7 @@ class ReadQuestion:
     bridged: bool = False  # the answer is one hop from the question's names
     slot: str | None = None  # the case particle the question word carries ("어디에" → 에)
     verb: set[str] = field(default_factory=set)  # the asked verb's terms ("find": "… find?")
+    head: set[str] = field(default_factory=set)  # the wh-phrase's terms (`text/asked_heads.py`)
     # compounds written as one word ("연구단지": 연구 + 단지), found inside a sentence's names
     compounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
 

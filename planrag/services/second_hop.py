@@ -65,6 +65,10 @@ def second_hop(
     weights = reader.term_weights(q.asked, all_terms)
     lead_terms = reader.sentence_terms([reading.lead.text], q.compounds, content=True)[0]
     lead_share = _share(q.asked, lead_terms, weights)
+    # The lead holds what a which/what question describes its answer with ("Which Victorian
+    # poet …" → "…, born Charlotte Carnegie, was a Victorian poet …"): it is the answer, not a
+    # first hop, unless the second sentence holds that description too.
+    described = bool(q.head) and q.head <= lead_terms
     by_n = {p.n: p for p in pool}
     best: _Hop | None = None
     for first in _first_hops(q, read, titles, weights):
@@ -78,6 +82,8 @@ def second_hop(
                 # follows "The X Senate is the upper house …")
                 held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
                 if held < REST_MIN or not reader.answers_type(q, second.text):
+                    continue
+                if described and not q.head <= second.terms:
                     continue
                 both = first.terms | titles[first.n]
                 pair = (

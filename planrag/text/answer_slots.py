@@ -23,7 +23,9 @@ _QUESTION_WORDS = frozenset({"어디", "누구", "무엇", "뭐"})
 # Case particles a question word's slot is marked by (not 은/는, 도, 만: they mark topic or focus,
 # not the verb's argument; not the copula: "누구인가" has no slot).
 _SLOT_TAGS = ("JKS", "JKO", "JKB")
-_SAME = {"를": "을", "가": "이", "와": "과", "로": "으로", "께서": "이"}
+_SAME = {"를": "을", "가": "이", "와": "과", "로": "으로", "께서": "이", "서": "에서"}
+# Tokens a noun phrase runs on through before its particle: a name's title ("박지은 CTO에게").
+_PHRASE_TAGS = frozenset({"NNG", "NNP", "SL", "SN", "XSN"})
 
 
 def _normal(particle: str) -> str:
@@ -45,9 +47,19 @@ def asked_particle(question: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def particles_after(sentence: str) -> dict[int, str]:
-    """The case particle right after each offset of the sentence where one starts (its start →
-    the particle, pairs made one)."""
-    return {t.start: _normal(t.form) for t in get_kiwi().tokenize(sentence) if t.tag in _SLOT_TAGS}
+    """The case particle ending the noun phrase at each offset where a noun of it ends (that
+    offset → the particle, pairs made one): in "박지은 CTO에게", the end of both 박지은 and CTO."""
+    found: dict[int, str] = {}
+    phrase: list[int] = []  # ends of the nouns of the phrase read so far
+    for token in get_kiwi().tokenize(sentence):
+        if token.tag in _SLOT_TAGS:
+            found.update(dict.fromkeys([*phrase, token.start], _normal(token.form)))
+            phrase = []
+        elif token.tag in _PHRASE_TAGS:
+            phrase.append(token.start + token.len)
+        else:
+            phrase = []
+    return found
 
 
 _VERBS = ("VV", "XSV")  # an action: 투자하다, 맺다 (not 있다, an adjective or a copula)

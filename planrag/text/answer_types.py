@@ -57,7 +57,7 @@ _EN_PLACES = (
     r"city|country|state|town|village|county|province|region|island|continent|place|"
     r"river|lake|mountain|district|neighbou?rhood|borough|capital"
 )
-_EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total"
+_EN_NUMBERS = r"population|number|percentage|age|height|length|area|capacity|amount|total|score"
 _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     (
         "date",
@@ -71,7 +71,11 @@ _EN_TYPES: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("place", re.compile(rf"\b(?:what|which) (?:\w+ ){{0,2}}(?:{_EN_PLACES})\b", re.I)),
     (
         "number",
-        re.compile(r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent", re.I),
+        re.compile(
+            r"\bhow (?:many|much|long|old|far|big|tall|large)\b|\bwhat percent"
+            r"|\b(?:what|which) (?:score|rating|price|salary|amount|number)\b",
+            re.I,
+        ),
     ),
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|was|is) who\b", re.I)),
     ("date", re.compile(r"\bwhen\b", re.I)),
@@ -84,11 +88,11 @@ _KO_ATTRIBUTES: list[tuple[AnswerType, re.Pattern[str]]] = [
         re.compile(r"(?:대표|대표이사|CEO|CTO|사장|회장|총장|소장|팀장|본부장|책임자|총괄|창업자)"),
     ),
     ("date", re.compile(r"(?:설립일|창립일|출시일|개교|설립 연도|출시 시기)")),
-    ("place", re.compile(r"(?:본사|위치|소재지|공장|지사)")),
+    ("place", re.compile(r"(?:본사|위치|소재지|공장|지사|고향|출신지|출생지)")),
     (
         "number",
         re.compile(
-            r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수|번호)"
+            r"(?:가격|중량|무게|매출|금액|시간|기간|직원\s*수|인원|가동률|비율|대수|건수|번호|점수)"
         ),
     ),
 ]
@@ -109,12 +113,20 @@ _DATE = re.compile(
     r"\d{1,2}\s*시(?!간|즌|리즈)(?:\s*\d{1,2}\s*분|\s*반)?"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
 )
+# When something recurs or follows a span of service answers "언제" too: "근속 5년마다", "입사
+# 1년 후", "3개월마다" (the date pattern has no such spans, so a number inside keeps its amount).
+_PERIOD = re.compile(
+    r"(?:(?:근속|입사|재직|가입|계약)\s*)?\d+\s*(?:년|개월|달|주|일)\s*(?:마다|후|뒤|이\s*지나면)"
+)
 _KO_UNITS = (
     r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"
     r"km|m|cm|mm|GB|MB|TB|W|kW|MW|kWh|%|퍼센트|점|권|편|종"
 )
+# "9 million US dollars", "2.5 billion euros": an English amount's scale and currency.
+_EN_SCALE = r"(?:\s+(?:thousand|million|billion|trillion))?"
+_EN_CURRENCY = r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?(?:dollars?|euros?|pounds?|yen|won|yuan))?"
 _NUMBER = re.compile(
-    rf"\d[\d,]*(?:\.\d+)?(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
+    rf"\d[\d,]*(?:\.\d+)?{_EN_SCALE}{_EN_CURRENCY}(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
     r"fifty|hundred|thousand|million|billion)\b(?:[\s-]+\w+)?",
     re.I,
@@ -159,10 +171,10 @@ def answer_type(question: str) -> AnswerType:
     for kind, pattern in _KO_TYPES + _EN_TYPES:
         if pattern.search(question):
             return kind
-    for kind, pattern in _KO_ATTRIBUTES:
-        if pattern.search(question):
-            return kind
-    return "thing"
+    # Several attributes: the last one named is asked ("한지훈 대표 고향은?" asks for a place;
+    # "대표" says who 한지훈 is).
+    named = [(m.end(), kind) for kind, p in _KO_ATTRIBUTES for m in p.finditer(question)]
+    return max(named)[1] if named else "thing"
 
 
 # "What did the safety audit find?": a wh-question with "did/does/do" that ends in its verb.
@@ -227,9 +239,9 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     """The spans of `sentence` that could answer a question of `kind` ("thing": noun phrases
     ending the sentence's copula or proper nouns)."""
     if kind == "date":
-        return _matches(_DATE, sentence)
+        return sorted(_matches(_DATE, sentence) + _matches(_PERIOD, sentence), key=_start)
     if kind == "number":
-        dates = _matches(_DATE, sentence)
+        dates = _matches(_DATE, sentence)  # a recurring period's count stays an amount
         return [
             s
             for s in _matches(_NUMBER, sentence)
@@ -242,6 +254,10 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     if kind == "place":
         return names + _suffixed_places(sentence)
     return names + _copula_complements(sentence)
+
+
+def _start(span: Span) -> int:
+    return span.start
 
 
 def _matches(pattern: re.Pattern[str], text: str) -> list[Span]:
@@ -281,12 +297,22 @@ _ORGANISATION_TEXT = """inc corp corporation company co ltd llc group logistics 
 _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 
 
+# Words of a region's or a place's name ("Southeast Asia", "Kansas City", "Jeju Island"), none
+# of them a surname too (West, Park, Lake, Bay and Street are).
+_REGION_TEXT = """northeast northwest southeast southwest northern southern eastern western
+    asia europe africa america americas oceania arctic antarctica pacific atlantic
+    city county province island islands mountains valley ocean gulf kingdom republic"""
+_NOT_A_PERSON = _ORGANISATION_WORDS | frozenset(_REGION_TEXT.split())
+
+
 def _full_name(name: str) -> bool:
-    """A Latin person's name: two or more capitalised words, none an organisation's."""
+    """A Latin person's name: two or more capitalised words, none an organisation's or a
+    region's ("Southeast Asia")."""
     words = name.split()
     return len(words) >= 2 and not any(
-        word.casefold().strip(".,") in _ORGANISATION_WORDS for word in words
-    )
+        word.casefold().strip(".,") in _NOT_A_PERSON or any(c.isdigit() for c in word)
+        for word in words
+    )  # "NuriBot S2" is a product
 
 
 def _has_hangul(text: str) -> bool:

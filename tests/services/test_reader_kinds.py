@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from planrag.services.reader import Reader
-from planrag.text.answer_types import agents, asks_for_agent, model_codes, typed_spans
+from planrag.text.answer_slots import asked_particle, particles_after
+from planrag.text.answer_types import agents, answer_type, asks_for_agent, model_codes, typed_spans
 from tests.services.ko_passages import passages
 
 
@@ -66,3 +67,65 @@ def test_a_dates_month_is_no_amount(reader: Reader) -> None:
     assert [s.text for s in spans] == ["400억 원"]
     reading = reader.read("시리즈 C 투자 금액은 얼마야?", passages("investment.md"))
     assert reading.span == "400억 원"
+
+
+def test_the_asked_attribute_is_the_last_one_named() -> None:
+    # "대표" names who 한지훈 is; "고향" is what is asked.
+    assert answer_type("한지훈 대표 고향은?") == "place"
+    assert answer_type("푸른벤처스 대표는?") == "person"
+    assert answer_type("누리봇 S2 개발 총괄 책임자는?") == "person"
+    assert answer_type("한빛로보틱스 대표 본사 위치는?") == "place"
+
+
+def test_a_hometown_question_leads_with_the_hometown(reader: Reader) -> None:
+    reading = reader.read("한지훈 대표 고향은?", passages("people_profiles.md", "investment.md"))
+    assert reading.lead is not None and "울산" in reading.lead.text
+
+
+def test_where_did_they_work_fills_the_eseo_slot(reader: Reader) -> None:
+    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은 강하늘이다" does not.
+    assert asked_particle("강하늘 팀장은 전에 어디서 일했어?") == "에서"
+    docs = passages("org_chart.md", "people_profiles.md")
+    reading = reader.read("강하늘 팀장은 전에 어디서 일했어?", docs)
+    assert reading.lead is not None and "새벽기획" in reading.lead.text
+
+
+def test_a_slot_after_a_title_belongs_to_the_name_before_it(reader: Reader) -> None:
+    # "박지은 CTO에게": the particle ends the noun phrase the name opens.
+    sentence = "윤서연 팀장은 박지은 CTO에게 보고한다."
+    assert particles_after(sentence).get(sentence.index("박지은") + 3) == "에게"
+    reading = reader.read("자율주행팀장은 누구에게 보고하나요?", passages("org_chart.md"))
+    assert reading.lead is not None and reading.lead.text == sentence
+    assert reading.span == "박지은"
+
+
+def test_an_english_amount_keeps_its_scale_and_currency() -> None:
+    spans = typed_spans("The contract is worth 9 million US dollars.", "number")
+    assert [s.text for s in spans] == ["9 million US dollars"]
+    assert [s.text for s in typed_spans("It cost 2.5 billion euros in 2019.", "number")] == [
+        "2.5 billion euros"
+    ]
+
+
+def test_a_score_is_a_number() -> None:
+    assert answer_type("What score did the plant get in the safety audit?") == "number"
+    assert answer_type("이천 공장 안전 점검 점수는?") == "number"
+
+
+def test_a_region_is_no_persons_name() -> None:
+    sentence = "The Jurong warehouse is the largest cold-storage warehouse in Southeast Asia."
+    assert not typed_spans(sentence, "person")
+    assert [s.text for s in typed_spans("Its manager is David Lim.", "person")] == ["David Lim"]
+
+
+def test_who_manages_leads_with_the_manager(reader: Reader) -> None:
+    reading = reader.read("Who manages the Jurong warehouse?", passages("en_partner_report.md"))
+    assert reading.lead is not None and reading.lead.text == "Its manager is David Lim."
+
+
+def test_a_recurring_period_answers_when(reader: Reader) -> None:
+    sentence = "이번 개정으로 근속 5년마다 안식 휴가 20일이 주어진다."
+    assert [s.text for s in typed_spans(sentence, "date")] == ["근속 5년마다"]
+    assert [s.text for s in typed_spans(sentence, "number")] == ["5년", "20일"]  # still amounts
+    reading = reader.read("안식 휴가는 언제 받아?", passages("hr_policy.md"))
+    assert reading.lead is not None and "안식 휴가" in reading.lead.text
