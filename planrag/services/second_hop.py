@@ -73,6 +73,8 @@ def second_hop(
         for n in _bridged(reader, q, first, pool, titles):
             topic = reader.terms(f"{by_n[n].title or ''} {by_n[n].content}")
             for second in _best(reader, question, by_n[n], read[n], rest):
+                if any(e <= second.terms for e in q.entities):
+                    continue  # about the question's own entity: a first hop, read already
                 # the sentence's own words, and its passage's ("It is composed of 40 members"
                 # follows "The X Senate is the upper house …")
                 held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
