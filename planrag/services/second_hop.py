@@ -56,8 +56,8 @@ def second_hop(
     if reading.lead is None or reading.headline in ("Yes", "No", "예", "아니요"):
         return None
     q = reader.question(question)
-    if not q.entities:
-        return None
+    if not q.entities or reader.fills_slot(q, reading.lead.text):
+        return None  # the lead holds the asked argument ("새벽기획에서 … 일한" for "어디서 일했어?")
     pool = list(passages[:HOP_PASSAGES])
     read = {p.n: _sentences(reader, p) for p in pool}
     titles = {p.n: reader.terms(p.title or "") for p in pool}
@@ -73,8 +73,6 @@ def second_hop(
         for n in _bridged(reader, q, first, pool, titles):
             topic = reader.terms(f"{by_n[n].title or ''} {by_n[n].content}")
             for second in _best(reader, question, by_n[n], read[n], rest):
-                if any(e <= second.terms for e in q.entities):
-                    continue  # about the question's own entity: a first hop, read already
                 # the sentence's own words, and its passage's ("It is composed of 40 members"
                 # follows "The X Senate is the upper house …")
                 held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
