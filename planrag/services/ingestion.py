@@ -97,10 +97,31 @@ class IngestionService:
             closed=lambda: self._closed,
             locks=self._locks,
             graph=graph,
-            on_indexed=on_indexed,
+            on_indexed=self._unless_more_queued(on_indexed),
             process=process,
             limits=limits,
         )
+
+    def _unless_more_queued(
+        self, on_indexed: Callable[[str], object] | None
+    ) -> Callable[[str], object] | None:
+        """`on_indexed` (the calibration's refresh when a KB has none or has doubled), skipped
+        while more documents of the KB wait in this process's queue and the KB is calibrated
+        already: its settled calibration (`on_settled`) follows when the last one is indexed,
+        so the intermediate one would be measured and replaced within the same upload. A KB
+        without any calibration still gets one after its first document."""
+        if on_indexed is None:
+            return None
+        refresh = on_indexed
+
+        def after_document(kb_id: str) -> object:
+            with self._lock:
+                more = self._kb_pending.get(kb_id, 0) > 1
+            if more and self._metadata.get_kb(kb_id).calibration is not None:
+                return None
+            return refresh(kb_id)
+
+        return after_document
 
     def graph_docs(self, kb: KnowledgeBase) -> set[str] | None:
         """The documents with a graph in the KB (None: the KB has no graph)."""

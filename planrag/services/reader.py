@@ -55,6 +55,7 @@ from planrag.text.answer_types import (
     model_codes,
     typed_spans,
 )
+from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
 from planrag.text.question_shapes import is_bridge
 
@@ -77,6 +78,10 @@ NEW_NAME = 0.5  # an English what/which question: the sentence names something n
 # The verb a "What did X find?" question ends in is what it asks: a sentence stating it.
 VERB_WEIGHT = 1.0
 TOPIC_WEIGHT = 0.5
+# The words an English which/what question describes its answer with ("Which Victorian poet
+# …"): a sentence holding them describes a candidate answer, not what it relates to.
+HEAD_WEIGHT = 1.5
+_HEADED = ("person", "place", "thing")
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
 # the other language's sentences are read by e5 (`reader_signals.across`).
@@ -109,9 +114,11 @@ class Reader(ReaderEvidence):
         terms = self.terms(question)
         slot = asked_particle(asked or question) if is_korean(asked or question) else None
         verb = asked_verb(asked or question)
+        head = asked_head(asked or question) if kind in _HEADED else None
         return ReadQuestion(
             question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
+            self.terms(head) & terms if head and not is_korean(asked or question) else set(),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
@@ -233,7 +240,7 @@ class Reader(ReaderEvidence):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
-        weights = rarity(q.asked, candidates)
+        weights = rarity(q.asked | q.head, candidates)
         english = float(not is_korean(q.text))
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
@@ -261,6 +268,7 @@ class Reader(ReaderEvidence):
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
+            f["head"] = weighted_share(q.head, c.terms, weights) if q.head else 0.0
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -270,6 +278,7 @@ class Reader(ReaderEvidence):
                 + SIMILARITY_WEIGHT * f["similarity"]
                 + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
                 + VERB_WEIGHT * f["verb"]
+                + HEAD_WEIGHT * f["head"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)

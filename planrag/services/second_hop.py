@@ -63,7 +63,12 @@ def second_hop(
     titles = {p.n: reader.terms(p.title or "") for p in pool}
     all_terms = [s.terms for ss in read.values() for s in ss]
     weights = reader.term_weights(q.asked, all_terms)
-    lead_share = _share(q.asked, reader.terms(reading.lead.text), weights)
+    lead_terms = reader.terms(reading.lead.text)
+    lead_share = _share(q.asked, lead_terms, weights)
+    # The lead holds what a which/what question describes its answer with ("Which Victorian
+    # poet …" → "…, born Charlotte Carnegie, was a Victorian poet …"): it is the answer, not a
+    # first hop, unless the second sentence holds that description too.
+    described = bool(q.head) and q.head <= lead_terms
     by_n = {p.n: p for p in pool}
     best: _Hop | None = None
     for first in _first_hops(q, read, titles, weights):
@@ -77,6 +82,8 @@ def second_hop(
                 # follows "The X Senate is the upper house …")
                 held = (_share(rest, second.terms, weights) + _share(rest, topic, weights)) / 2
                 if held < REST_MIN or not reader.answers_type(q, second.text):
+                    continue
+                if described and not q.head <= second.terms:
                     continue
                 both = first.terms | titles[first.n]
                 pair = (

@@ -64,3 +64,36 @@ def test_the_calibration_covers_every_chunk_once_indexing_is_done(
         if worker is not None:
             worker.stop()
         runtime.close()
+
+
+def test_an_upload_of_several_documents_is_measured_after_the_first_and_once_settled(
+    tmp_path: Path, embedders: EmbedderRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While more of a KB's documents wait in the queue, the refresh after each document (the
+    KB has doubled) is not measured: the settled calibration replaces it within the same
+    upload. The first document still calibrates a KB that has none (searches during a long
+    ingestion are weighted), and the end covers every chunk."""
+    ingest = IngestSettings(concurrency=1, embed_process=False)
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", ingest=ingest)  # type: ignore[call-arg]
+    runtime = Runtime.open(settings, embedders)
+    measured: list[int] = []
+    measure = runtime.calibrator._measure
+
+    def counted(kb, embedder, size):  # type: ignore[no-untyped-def]
+        measured.append(size)
+        return measure(kb, embedder, size)
+
+    monkeypatch.setattr(runtime.calibrator, "_measure", counted)
+    try:
+        kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name="batch"))
+        items = [UploadItem(filename=n, data=(CORPUS / n).read_bytes()) for n in FIRST + MORE]
+        runtime.ingestion.upload(kb.id, items, DocumentMetadata())
+        runtime.ingestion.wait()
+        covered, chunks = calibrated_on(runtime, kb.id)
+        assert covered == chunks
+        first = runtime.metadata.get_document(
+            next(d.id for d in runtime.metadata.list_documents(kb.id) if d.filename == FIRST[0])
+        )
+        assert measured == [first.chunk_count, chunks]  # the KB doubled on the way: not measured
+    finally:
+        runtime.close()
