@@ -298,6 +298,11 @@ class Reader(ReaderEvidence):
         slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
         return (1.0 if own else AGENT_MATCH) + slot
 
+    def fills_slot(self, q: ReadQuestion, sentence: str) -> bool:
+        """Whether the sentence holds a span of the asked type carrying the question word's
+        particle (Korean; never without a slot)."""
+        return bool(self._slot_spans(q, sentence))
+
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에
         투자했나요?"): the argument asked for, not a description of the subject."""
