@@ -1,13 +1,17 @@
 """The extractive answer re-read on the passages a `bench.answers` run saved, and its misses
 classified by cause: for fitting the reader without asking the server again.
 
-    python -m bench.answers_replay RUN.json [--set hotpot] [--start 0] [--limit 100] [--classify]
+    python -m bench.answers_replay RUN.json [--set hotpot] [--start 0] [--limit 100] [--classify] \
+        [--floors FLOORS.json]
 
 Each saved row holds the numbered passages `/ai/v2/ask` gave the answer; this checkout's
 `Extractor` (with e5, as the ask path reads an e5 knowledge base) reads them again with the row's
 question. Rows whose answer came from a multi-step chain are re-read the same way (the chain's
 own text is `step_execution.py`'s), so figures are close to, not the same as, a run through the
-server; the ask run (`bench.answers`) is the measure reported.
+server; the ask run (`bench.answers`) is the measure reported. `--floors`: the knowledge bases'
+cross-lingual evidence floors, as the ask path reads them from their calibrations
+(`{"kb name": {"passage": {"hangul>latin": …}, "sentence": {…}}}`); without it the reader's
+absolute floor serves.
 
 `--classify` sorts every question whose lead misses the gold answer by the first cause that fits:
 
@@ -35,6 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers import gold_in, lead_of, summarise  # noqa: E402
 from bench.report import RESULTS_DIR  # noqa: E402
+from planrag.core.types import CrossFloors  # noqa: E402
 from planrag.services.answers import Passage  # noqa: E402
 from planrag.services.extractive import Extractor  # noqa: E402
 
@@ -121,12 +126,22 @@ def main() -> None:
     parser.add_argument("--classify", action="store_true")
     parser.add_argument("--saved", action="store_true", help="classify the saved answers")
     parser.add_argument("--show", action="store_true", help="print every miss")
+    parser.add_argument("--floors", type=Path, help="the KBs' evidence floors (JSON)")
     args = parser.parse_args()
     rows = json.loads(args.run.read_text())["sets"][args.set]["rows"]
     rows = rows[args.start : args.start + args.limit]
     if not args.saved:
         embedder = CachedEmbedder(RESULTS_DIR / "answers-replay-e5.pkl")
-        rows = replay(rows, Extractor((), 0.5, embedder))  # type: ignore[arg-type]
+        floors = (
+            {
+                kb: CrossFloors.model_validate(value)
+                for kb, value in json.loads(args.floors.read_text()).items()
+            }
+            if args.floors
+            else None
+        )
+        extractor = Extractor((), 0.5, embedder, cross_floors=floors)  # type: ignore[arg-type]
+        rows = replay(rows, extractor)
         embedder.save()
     print(json.dumps(summarise(rows), ensure_ascii=False))
     if args.classify:

@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.datasets import BEIR_SETS, RESULTS, all_datasets  # noqa: E402
 from planrag.core.settings import E5_MODEL, EmbeddingSettings, IngestSettings, Settings  # noqa: E402
-from planrag.core.types import DocumentMetadata  # noqa: E402
+from planrag.core.types import CrossFloors, DocumentMetadata  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
 from planrag.services import reader as reader_module  # noqa: E402
 from planrag.services import reader_evidence  # noqa: E402
@@ -47,7 +47,6 @@ from planrag.services.answers import Passage  # noqa: E402
 from planrag.services.evaluation import BeirDataset  # noqa: E402
 from planrag.services.ingestion import UploadItem  # noqa: E402
 from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
-from planrag.services.passage_text import plain_text  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
@@ -68,11 +67,10 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
     ) -> list[int]:
         shown = list(passages[: reader_evidence.READ_PASSAGES])
         terms = self.terms(question)
-        sims = (
-            self.similarities(question, [plain_text(p.content)[:1000] for p in shown])
-            if self.has_e5 and shown
-            else []
-        )
+        # each passage's best piece (its best sentence across languages where the KB has a
+        # sentence floor, else its text) and the similarity that piece needs
+        pieces = [self._pieces(question, p) for p in shown] if self.has_e5 else []
+        sims = [max(self.similarities(question, texts)) for texts, _ in pieces]
         RECORDS.append(
             {
                 "question": question,
@@ -80,7 +78,7 @@ def _recording(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
                 "coverage": [round(self.coverage(terms, p), 4) for p in shown],
                 "crosses": [reader_evidence._crosses(question, p) for p in shown],
                 "sims": [round(s, 4) for s in sims],
-                "floors": [round(self.similarity_floor(question, p), 4) for p in shown],
+                "floors": [round(floor, 4) for _, floor in pieces],
             }
         )
         return original(self, question, passages)
@@ -137,7 +135,7 @@ def searched(runtime: Runtime, kb: str, question: str) -> tuple[dict[str, Any], 
     ]
     embedder = runtime.retrieval.embedder_for(knowledge_base)
     floor = runtime.settings.ask.relevance_floor
-    floors = {kb: runtime.calibrator.evidence_floor(knowledge_base)}  # as the ask path reads them
+    floors = {kb: runtime.calibrator.cross_floors(knowledge_base)}  # as the ask path reads them
     cross_min = runtime.settings.ask.cross_lingual_min
     reader = reader_module.Reader(knowledge_base.user_words, floor, embedder, cross_min, floors)
     start = len(RECORDS)
@@ -193,10 +191,13 @@ def run_absent(runtime: Runtime) -> list[dict[str, Any]]:
     return rows
 
 
-def run_other(runtime: Runtime, sets: dict[str, BeirDataset], limit: int) -> list[dict[str, Any]]:
+def run_other(
+    runtime: Runtime, sets: dict[str, BeirDataset], limit: int, start: int = 0
+) -> list[dict[str, Any]]:
     rows = []
-    english = list(sets["hotpotqa_200"].queries.values())[:limit]
-    korean = [t for name in OWN for t in list(sets[name].queries.values())[: limit // 2]]
+    english = list(sets["hotpotqa_200"].queries.values())[start : start + limit]
+    half = (start // 2, start // 2 + limit // 2)
+    korean = [t for name in OWN for t in list(sets[name].queries.values())[half[0] : half[1]]]
     for kbs, questions, lang in ((KOREAN_KBS, english, "en"), (ENGLISH_KBS, korean, "ko")):
         for kb in kbs:
             for text in questions:
@@ -316,7 +317,13 @@ def main() -> None:
     parser.add_argument("--searched", action="store_true", help="search + evidence check only")
     parser.add_argument("--recalibrate", action="store_true", help="recalibrate the KBs first")
     parser.add_argument("--absolute", action="store_true", help="drop the KBs' evidence floors")
+    parser.add_argument(
+        "--passages", action="store_true", help="passage floors only (session 11's check)"
+    )
     parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument(
+        "--start", type=int, default=0, help="other-kb: from this question (30: held out)"
+    )
     parser.add_argument("--groups", nargs="*", default=["cross", "absent", "other-kb", "same"])
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_check.json")
     args = parser.parse_args()
@@ -344,13 +351,19 @@ def main() -> None:
                 kb = runtime.metadata.get_kb_by_name(name)
                 calibration = runtime.calibrator.refresh(kb.id, force=True)
                 floors = calibration.evidence_floor if calibration else None
-                print(name, "evidence floors", floors, flush=True)
-        if args.absolute:  # before: every KB without its floors (the absolute one for all)
-            runtime.calibrator.evidence_floor = lambda kb: {}  # type: ignore[method-assign]
+                sentences = calibration.sentence_floor if calibration else None
+                print(name, "evidence floors", floors, "sentences", sentences, flush=True)
+        if args.absolute or args.passages:  # before: KBs without (sentence) floors
+            dropped: dict[str, Any] = {"sentence_floor": {}} | (
+                {"evidence_floor": {}} if args.absolute else {}
+            )
+            runtime.calibrator.cross_floors = lambda kb: CrossFloors(  # type: ignore[method-assign]
+                passage=kb.calibration.evidence_floor if kb.calibration and args.passages else {}
+            )
             for name in (KO_KB, *KOREAN_KBS, *ENGLISH_KBS):
                 kb = runtime.metadata.get_kb_by_name(name)
                 if kb.calibration is not None:
-                    plain = kb.calibration.model_copy(update={"evidence_floor": {}})
+                    plain = kb.calibration.model_copy(update=dropped)
                     runtime.metadata.update_kb(
                         kb.id, {"calibration": plain.model_dump(mode="json")}
                     )
@@ -361,7 +374,7 @@ def main() -> None:
             elif group == "absent":
                 rows += run_absent(runtime)
             elif group == "other-kb":
-                rows += run_other(runtime, sets, args.limit)
+                rows += run_other(runtime, sets, args.limit, args.start)
             elif group == "same":
                 rows += run_same(runtime, sets, args.limit)
             print(group, json.dumps(summarise(rows), ensure_ascii=False), flush=True)

@@ -90,6 +90,10 @@ class Sentences:
         self.vectors = _vectors(texts, cache) if cache else None
         tokenize = lexical_tokenize()
         self.terms = [set(t) for t in tokenize(texts)]
+        from planrag.text.tokenizer import LexicalTokenizer
+
+        words = LexicalTokenizer().tokenize_many(legs.texts[c] for c in chunks)
+        self.words = dict(zip(chunks, words, strict=True))  # content words in text order
         self.of: dict[int, list[int]] = {}
         for j, c in enumerate(self.owner):
             self.of.setdefault(c, []).append(j)
@@ -136,8 +140,9 @@ def features(
     }
     idf = {t: float(lexical.idf[lexical.vocab[t]]) for t in terms}
     total = sum(idf.values()) or 1.0
-    out: dict[str, list[float]] = {k: [] for k in ("dmax", "dtop2", "scov", "wcov")}
+    out: dict[str, list[float]] = {k: [] for k in ("dmax", "dtop2", "scov", "wcov", "prox")}
     for c in chunks:
+        out["prox"].append(proximity(sents.words[int(c)], idf))
         rows = sents.of[int(c)]
         if sents.vectors is not None:
             sims = np.sort(sents.vectors[rows] @ qv)[::-1]
@@ -159,6 +164,26 @@ def features(
 
 
 QUERY_VECTORS: dict[str, np.ndarray] = {}
+
+
+def proximity(words: list[str], idf: dict[str, float]) -> float:
+    """Term-pair proximity (BM25TP-like): for each pair of the query's terms the chunk holds,
+    the smaller idf over the squared distance of their nearest occurrences, as a share of all
+    pairs at distance 1."""
+    terms = sorted(idf)
+    at: dict[str, list[int]] = {}
+    for k, word in enumerate(words):
+        if word in idf:
+            at.setdefault(word, []).append(k)
+    total = score = 0.0
+    for x, a in enumerate(terms):
+        for b in terms[x + 1 :]:
+            weight = min(idf[a], idf[b])
+            total += weight
+            if a in at and b in at:
+                d = min(abs(p - q) for p in at[a] for q in at[b])
+                score += weight / max(d, 1) ** 2
+    return score / total if total else 0.0
 
 
 def minmax(x: np.ndarray) -> np.ndarray:

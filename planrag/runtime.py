@@ -312,7 +312,7 @@ class Runtime:
             self.chat,
             self.executors.strategies,
             learn=self.calibrator.learn,
-            floors=self.calibrator.evidence_floor,
+            floors=self.calibrator.cross_floors,
         )
 
     @cached_property

@@ -170,6 +170,12 @@ class FusionCalibration(BaseModel):
         "of script A ('hangul>latin'): the best similarity unrelated questions of A reach among "
         "the KB's passages of B; the ask path's cross-lingual evidence floor",
     )
+    sentence_floor: dict[str, float] = Field(
+        default_factory=dict,
+        description="the same per direction for one sentence: the best similarity unrelated "
+        "questions of A reach among the sentences of the KB's passages of B; a passage of B "
+        "is evidence for a question of A when its best sentence reaches it",
+    )
     queries: str = Field(
         default="halves", description="the pseudo-queries: chunk halves, or question-like ones"
     )
@@ -180,6 +186,21 @@ class FusionCalibration(BaseModel):
         description="per query script, the legs' ranks of the passages real answers cited "
         "(kept across recalibrations; blended into the weight as it accumulates)",
     )
+
+    def cross_floors(self) -> CrossFloors:
+        """Its cross-lingual evidence floors, of whole passages and of sentences."""
+        return CrossFloors(passage=self.evidence_floor, sentence=self.sentence_floor)
+
+
+class CrossFloors(BaseModel):
+    """A KB's cross-lingual evidence floors per direction ('hangul>latin'): what a passage of
+    the other script needs as a whole (`FusionCalibration.evidence_floor`) and by its best
+    sentence (`sentence_floor`, used where measured)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    passage: dict[str, float] = Field(default_factory=dict)
+    sentence: dict[str, float] = Field(default_factory=dict)
 
 
 class ReindexStatus(BaseModel):

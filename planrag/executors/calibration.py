@@ -23,7 +23,7 @@ from typing import Literal
 import bm25s
 import numpy as np
 
-from planrag.core.types import LegFeedback, LegQuality
+from planrag.core.types import FusionCalibration, LegFeedback, LegQuality
 from planrag.executors.unrelated_questions import UNRELATED_QUESTIONS
 from planrag.llm.embedders import Embedder
 from planrag.stores.bm25 import K1, B
@@ -285,3 +285,17 @@ def with_feedback(weighting: Weighting, feedback: LegFeedback | None) -> tuple[W
 
 def _noted(weighting: Weighting, note: str) -> Weighting:
     return Weighting(weighting.dense, weighting.confidence, f"{weighting.reason}; {note}")
+
+
+def script_bases(calibration: FusionCalibration | None, script: str) -> dict[str, float]:
+    """The dense baseline of passages in each script for a query in `script`: its own
+    calibration's for its script, the measured cross-script one for the others."""
+    if calibration is None:
+        return {}
+    own = calibration.scripts.get(script)
+    out = {script: own.dense_base} if own is not None and own.dense_base is not None else {}
+    for key, base in sorted(calibration.cross_base.items()):
+        source, _, target = key.partition(">")
+        if source == script:
+            out[target] = base
+    return out

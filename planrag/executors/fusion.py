@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from planrag.core.types import (
+    CrossFloors,
     FusionCalibration,
     FusionInfo,
     KnowledgeBase,
@@ -34,12 +35,15 @@ from planrag.executors.calibration import (
     evidence_floors,
     measure,
     pair_of,
+    script_bases,
     script_of,
     weights_for,
     with_feedback,
 )
 from planrag.executors.calibration_questions import QuestionWriter
 from planrag.executors.context import QueryContext
+from planrag.executors.sentence_floors import sentence_floors
+from planrag.llm.e5 import is_e5
 from planrag.llm.embedders import Embedder, EmbedderRegistry
 from planrag.text.tokenizer import tokenizer_for
 
@@ -79,20 +83,6 @@ def cross_script(calibration: FusionCalibration | None, script: str) -> Weightin
         f"{script} query over a {main} knowledge base ({share:.0%} of its chunks are {script}): "
         "dense-led, BM25 only adds candidates (it can match just the few shared words)",
     )
-
-
-def script_bases(calibration: FusionCalibration | None, script: str) -> dict[str, float]:
-    """The dense baseline of passages in each script for a query in `script`: its own
-    calibration's for its script, the measured cross-script one for the others."""
-    if calibration is None:
-        return {}
-    own = calibration.scripts.get(script)
-    out = {script: own.dense_base} if own is not None and own.dense_base is not None else {}
-    for key, base in sorted(calibration.cross_base.items()):
-        source, _, target = key.partition(">")
-        if source == script:
-            out[target] = base
-    return out
 
 
 @dataclass
@@ -136,6 +126,7 @@ class FusionCalibrator:
         self._saving: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._floorless: set[str] = set()  # KBs whose floors could not be measured (once)
+        self._pending: dict[str, threading.Thread] = {}  # sentence floors being backfilled
 
     def fusion(self, ctx: QueryContext, mode: str, rrf_k: int | None) -> FusionInfo:
         """The weights for this query: its script's calibration, bounded; dense-led when the
@@ -203,9 +194,7 @@ class FusionCalibrator:
         return self._refresh(kb_id, False, exact=True)
 
     def _refresh(self, kb_id: str, force: bool, exact: bool) -> FusionCalibration | None:
-        with self._guard:
-            lock = self._locks.setdefault(kb_id, threading.Lock())
-        with lock:
+        with self._kb_lock(kb_id):
             kb = self._load(kb_id)
             size = self._count(kb_id)
             if size == 0:
@@ -236,7 +225,7 @@ class FusionCalibrator:
         pairs = sample.pairs
         scripts: dict[str, LegQuality] = {}
         crossed: dict[str, float] = {}
-        floors: dict[str, float] = {}
+        floors = CrossFloors()
         kind: str = PAIRS
         if size >= MIN_CHUNKS:
             pairs, kind = self._written(sample.passages, pairs)
@@ -253,12 +242,13 @@ class FusionCalibrator:
                 for b in vectors
             }
             crossed = {key: base for key, base in bases.items() if base is not None}
-            floors = self._floors(kb.id, embedder, sample)
+            floors = self._floors(kb.id, embedder, sample, sentence=is_e5(embedder.name))
         total = sum(sample.counts.values()) or 1
         return FusionCalibration(
             scripts=scripts,
             cross_base=crossed,
-            evidence_floor=floors,
+            evidence_floor=floors.passage,
+            sentence_floor=floors.sentence,
             script_share={s: round(n / total, 4) for s, n in sorted(sample.counts.items())},
             queries=kind,
             chunk_count=size,
@@ -282,9 +272,17 @@ class FusionCalibrator:
                 sample.chunk_ids[text[:MAX_CHARS]] = chunk_id
         return sample
 
-    def _floors(self, kb_id: str, embedder: Embedder, sample: Sample) -> dict[str, float]:
-        """The evidence floors of the sampled passages, from the vectors the vector store holds
-        for them where it can give them (the model embeds the rest)."""
+    def _floors(
+        self,
+        kb_id: str,
+        embedder: Embedder,
+        sample: Sample,
+        passage: bool = True,
+        sentence: bool = True,
+    ) -> CrossFloors:
+        """The evidence floors of the sampled passages (those asked for), from the vectors the
+        vector store holds for them where it can give them (the model embeds the rest); the
+        sentence ones embed the sentences of the passages nearest the unrelated questions."""
         stored: dict[str, list[float]] = {}
         if self._stored is not None and sample.chunk_ids:
             try:
@@ -293,44 +291,92 @@ class FusionCalibrator:
                 log.warning("stored vectors unavailable for the evidence floors: %s", exc)
                 found = {}
             stored = {t: found[c] for t, c in sample.chunk_ids.items() if c in found}
-        return evidence_floors(embedder, sample.passages, stored)
+        return CrossFloors(
+            passage=evidence_floors(embedder, sample.passages, stored) if passage else {},
+            sentence=sentence_floors(embedder, sample.passages, stored) if sentence else {},
+        )
 
     def evidence_floor(self, kb: KnowledgeBase) -> dict[str, float]:
-        """The KB's cross-lingual evidence floors. A KB calibrated before they existed (issue
-        25, session 10) gets them on first use, once, from its stored vectors, kept with its
-        calibration (its weights unchanged); while the KB is being calibrated, the stored ones
-        (none: the reader's absolute floor) serve."""
-        calibration = kb.calibration
-        if calibration is None or calibration.evidence_floor or kb.id in self._floorless:
-            return calibration.evidence_floor if calibration else {}
-        if calibration.chunk_count < MIN_CHUNKS:
-            return {}
-        with self._guard:
-            lock = self._locks.setdefault(kb.id, threading.Lock())
-        if not lock.acquire(blocking=False):  # a calibration is measuring them
-            return {}
-        try:
-            return self._backfill(kb)
-        finally:
-            lock.release()
+        """The KB's cross-lingual evidence floors of whole passages (`cross_floors`)."""
+        return self.cross_floors(kb).passage
 
-    def _backfill(self, kb: KnowledgeBase) -> dict[str, float]:
+    def cross_floors(self, kb: KnowledgeBase) -> CrossFloors:
+        """The KB's cross-lingual evidence floors, of passages and (e5 only: the reader
+        compares only e5 similarities) of sentences. A KB calibrated before they existed
+        (issue 25) gets the missing ones from its stored vectors, once, kept with its
+        calibration (its weights unchanged): the passage ones on first use (0.4–0.7 s, session
+        10), the sentence ones in the background (they embed sentences: 80 s for CISI at load
+        13), the passage ones serving until they are kept. While the KB is being calibrated,
+        the stored ones (none: the reader's absolute floor) serve."""
+        calibration = kb.calibration
+        if calibration is None:
+            return CrossFloors()
+        stored = calibration.cross_floors()
+        if kb.id in self._floorless or calibration.chunk_count < MIN_CHUNKS:
+            return stored
+        if not stored.passage:
+            lock = self._kb_lock(kb.id)
+            if not lock.acquire(blocking=False):  # a calibration is measuring them
+                return stored
+            try:
+                stored = self._backfill(kb, sentence=False)
+            finally:
+                lock.release()
+        if not stored.sentence and is_e5(kb.embedding_model):
+            self._in_background(kb)
+        return stored
+
+    def backfilled(self, kb_id: str, timeout: float | None = None) -> None:
+        """Waits until the KB's sentence floors started in the background are kept."""
+        with self._guard:
+            thread = self._pending.get(kb_id)
+        if thread is not None:
+            thread.join(timeout)
+
+    def _kb_lock(self, kb_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(kb_id, threading.Lock())
+
+    def _in_background(self, kb: KnowledgeBase) -> None:
+        def run() -> None:
+            with self._kb_lock(kb.id):  # after a calibration measuring them, if one runs
+                self._backfill(kb, sentence=True)
+
+        with self._guard:
+            if kb.id in self._pending:
+                return
+            thread = threading.Thread(target=run, name=f"floors-{kb.id}", daemon=True)
+            self._pending[kb.id] = thread
+        thread.start()
+
+    def _backfill(self, kb: KnowledgeBase, sentence: bool) -> CrossFloors:
+        """The missing passage floors (and with `sentence` the sentence floors), measured and
+        kept; a KB whose floors cannot be measured is not tried again in this process."""
         latest = self._load(kb.id).calibration
-        if latest is None or latest.evidence_floor:
-            return latest.evidence_floor if latest else {}
+        if latest is None:
+            return CrossFloors()
+        known = latest.cross_floors()
+        wanted = (not known.passage, sentence and not known.sentence)
+        if not any(wanted):
+            return known
         try:
             embedder = self._embedders.for_knowledge_base(kb.embedding_model, kb.embedding_dim)
-            floors = self._floors(kb.id, embedder, self._sampled(kb.id))
-        except Exception as exc:  # the absolute floor serves; not tried again in this process
+            measured = self._floors(kb.id, embedder, self._sampled(kb.id), *wanted)
+        except Exception as exc:  # the stored ones serve
             log.warning("evidence floors of %s not measured: %s", kb.name, exc)
-            floors = {}
-        if not floors:
+            measured = CrossFloors()
+        floors = CrossFloors(
+            passage=known.passage or measured.passage, sentence=known.sentence or measured.sentence
+        )
+        if (wanted[0] and not floors.passage) or (wanted[1] and not floors.sentence):
             self._floorless.add(kb.id)
-            return {}
+        if floors == known:
+            return known
         with self._feedback_lock(kb.id):
             current = self._load(kb.id).calibration
-            if current is not None and not current.evidence_floor:
-                self._save(kb.id, current.model_copy(update={"evidence_floor": floors}))
+            if current is not None:
+                update = {"evidence_floor": floors.passage, "sentence_floor": floors.sentence}
+                self._save(kb.id, current.model_copy(update=update))
         log.info("evidence floors of %s measured from its stored vectors: %s", kb.name, floors)
         return floors
 

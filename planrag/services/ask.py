@@ -22,7 +22,7 @@ from planrag.core.errors import (
 )
 from planrag.core.messages import params_of
 from planrag.core.settings import Settings
-from planrag.core.types import GraphPath, KnowledgeBase
+from planrag.core.types import CrossFloors, GraphPath, KnowledgeBase
 from planrag.llm.chat import ChatClient
 from planrag.llm.e5 import is_e5
 from planrag.planner import chains
@@ -73,7 +73,7 @@ from planrag.stores.traces import TraceStore
 from planrag.text.answer_types import is_summary_request
 
 log = logging.getLogger(__name__)
-EvidenceFloors = Callable[[KnowledgeBase], dict[str, float]]
+EvidenceFloors = Callable[[KnowledgeBase], CrossFloors]
 FRONT_THREADS = 8  # scope reads and planning of asks, ahead of searches
 T = TypeVar("T")
 
@@ -122,7 +122,7 @@ class AskService:
     ) -> None:
         self._settings = settings
         # a KB's cross-lingual evidence floors, measured on first use when its calibration
-        # predates them (FusionCalibrator.evidence_floor); else the stored ones
+        # predates them (FusionCalibrator.cross_floors); else the stored ones
         self._floors = floors
         # what an LLM answer's citations teach the KBs' fusion weights (fusion_feedback.py)
         self._learn = learn if settings.ask.fusion_feedback else None
@@ -581,11 +581,11 @@ class AskService:
         floors = {kb.name: self._evidence_floor(kb, embedder is not None) for kb in chosen}
         return Extractor(words, floor, embedder, self._settings.ask.cross_lingual_min, floors)
 
-    def _evidence_floor(self, kb: KnowledgeBase, read_with_e5: bool) -> dict[str, float]:
+    def _evidence_floor(self, kb: KnowledgeBase, read_with_e5: bool) -> CrossFloors:
         """The KB's floors; measured now (once) only where the reader compares similarities."""
         if self._floors is not None and read_with_e5:
             return self._floors(kb)
-        return kb.calibration.evidence_floor if kb.calibration else {}
+        return kb.calibration.cross_floors() if kb.calibration else CrossFloors()
 
     def _exists(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from planrag.core.types import GraphPath
+from planrag.core.types import CrossFloors, GraphPath
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage
 from planrag.services.comparisons import shaped_reading, subjects_found
@@ -37,7 +37,7 @@ class Extractor:
         floor: float = 0.5,
         embedder: Embedder | None = None,
         cross_lingual_min: float | None = None,
-        cross_floors: Mapping[str, Mapping[str, float]] | None = None,
+        cross_floors: Mapping[str, CrossFloors] | None = None,
     ) -> None:
         extra = {} if cross_lingual_min is None else {"cross_lingual_min": cross_lingual_min}
         self.reader = Reader(user_words, floor, embedder, cross_floors=cross_floors, **extra)

@@ -18,7 +18,7 @@ is held:
   spread over several passages is a bridge question, not an absent fact: HotpotQA's are.)
 
 Words cannot be compared across languages: a passage in the other language that passes the
-cross-lingual evidence check (`ReaderEvidence.similarity_floor`) may hold the detail in its own
+cross-lingual evidence check (`ReaderEvidence.near`) may hold the detail in its own
 words, so then no Korean detail is said to be missing (even when the reader led in Korean:
 "블루웨이브 로지스틱스" of an answerable question is "Bluewave Logistics" there). The English
 relation is judged on the one passage holding all its words: that passage names the subject
@@ -99,8 +99,7 @@ def _other_language_may_hold(reader: Reader, question: str, other: list[Passage]
         return False
     if not reader.has_e5:
         return True  # nothing to judge them by: assume they may
-    sims = reader.similarities(question, [plain_text(p.content)[:1000] for p in other])
-    return any(s >= reader.similarity_floor(question, p) for p, s in zip(other, sims, strict=True))
+    return any(reader.near(question, other))
 
 
 def _korean(reader: Reader, question: str, passages: list[Passage]) -> Missing | None:

@@ -55,7 +55,9 @@ from planrag.text.answer_types import (
     model_codes,
     typed_spans,
 )
+from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
+from planrag.text.korean import written_compounds
 from planrag.text.question_shapes import is_bridge
 
 __all__ = ["Reader", "Reading", "ReadSentence", "read"]
@@ -77,6 +79,10 @@ NEW_NAME = 0.5  # an English what/which question: the sentence names something n
 # The verb a "What did X find?" question ends in is what it asks: a sentence stating it.
 VERB_WEIGHT = 1.0
 TOPIC_WEIGHT = 0.5
+# The words an English which/what question describes its answer with ("Which Victorian poet
+# …"): a sentence holding them describes a candidate answer, not what it relates to.
+HEAD_WEIGHT = 1.5
+_HEADED = ("person", "place", "thing")
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
 # the other language's sentences are read by e5 (`reader_signals.across`).
@@ -109,9 +115,12 @@ class Reader(ReaderEvidence):
         terms = self.terms(question)
         slot = asked_particle(asked or question) if is_korean(asked or question) else None
         verb = asked_verb(asked or question)
+        head = asked_head(asked or question) if kind in _HEADED else None
         return ReadQuestion(
             question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
+            self.terms(head) & terms if head and not is_korean(asked or question) else set(),
+            written_compounds(question) if is_korean(question) else {},
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
@@ -179,14 +188,14 @@ class Reader(ReaderEvidence):
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
-            term_lists = self._tokenizer.tokenize_many(sentences)
-            before: list[str] = []
+            term_lists = self.sentence_terms(sentences, q.compounds)
+            before: set[str] = set()
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 referent = set(before) if _PRONOUN.match(sentence) else set()
                 before = terms
                 own = model_codes(sentence)
                 carried = own or carried
-                seen_terms = seen_terms | set(terms)
+                seen_terms = seen_terms | terms
                 key = sentence_key(sentence)
                 if len(sentence) < MIN_SENTENCE_CHARS or key in seen or key == title_key:
                     continue
@@ -197,7 +206,7 @@ class Reader(ReaderEvidence):
                         passage.n,
                         position,
                         sentence,
-                        set(terms),
+                        terms,
                         carried,
                         own,
                         seen_terms,
@@ -233,7 +242,7 @@ class Reader(ReaderEvidence):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
-        weights = rarity(q.asked, candidates)
+        weights = rarity(q.asked | q.head, candidates)
         english = float(not is_korean(q.text))
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
@@ -261,6 +270,7 @@ class Reader(ReaderEvidence):
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
+            f["head"] = weighted_share(q.head, c.terms, weights) if q.head else 0.0
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -270,6 +280,7 @@ class Reader(ReaderEvidence):
                 + SIMILARITY_WEIGHT * f["similarity"]
                 + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
                 + VERB_WEIGHT * f["verb"]
+                + HEAD_WEIGHT * f["head"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
@@ -286,6 +297,11 @@ class Reader(ReaderEvidence):
             return -TYPE_MISS
         slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
         return (1.0 if own else AGENT_MATCH) + slot
+
+    def fills_slot(self, q: ReadQuestion, sentence: str) -> bool:
+        """Whether the sentence holds a span of the asked type carrying the question word's
+        particle (Korean; never without a slot)."""
+        return bool(self._slot_spans(q, sentence))
 
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에

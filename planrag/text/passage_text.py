@@ -1,0 +1,75 @@
+"""Passages as plain text: Markdown read with markdown-it-py, so no `#`, `**`, links, table
+pipes or front matter reach an answer, and headings are told apart (a heading alone says nothing:
+it is never an answer sentence)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+
+from planrag.text.korean import split_sentences
+
+# YAML (---) or TOML (+++) front matter opening a document.
+_FRONT_MATTER = re.compile(
+    r"\A\s*(?:---|\+\+\+)[ \t]*\n[\w-]+[ \t]*[:=].*?\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    heading: bool
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table").enable("strikethrough")
+
+
+def plain_blocks(text: str) -> list[Block]:
+    """The text's blocks as plain text: headings marked, Markdown syntax and front matter gone."""
+    blocks: list[Block] = []
+    heading = False
+    for token in _markdown().parse(_FRONT_MATTER.sub("", text, count=1)):
+        if token.type == "heading_open":
+            heading = True
+        elif token.type == "heading_close":
+            heading = False
+        elif token.type == "inline":
+            plain = _inline_text(token.children or [])
+            if plain.strip():
+                blocks.append(Block(" ".join(plain.split()), heading))
+        elif token.type in ("code_block", "fence") and token.content.strip():
+            blocks.append(Block(" ".join(token.content.split()), False))
+    return blocks
+
+
+def _inline_text(children: Sequence) -> str:  # type: ignore[type-arg]
+    parts = []
+    for child in children:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)  # its alt text
+    return "".join(parts)
+
+
+def plain_text(text: str) -> str:
+    """The text without Markdown syntax, headings included, one block per line."""
+    return "\n".join(block.text for block in plain_blocks(text))
+
+
+def body_sentences(text: str) -> list[str]:
+    """The sentences of the text's non-heading blocks, in order (Kiwi's splitter)."""
+    sentences: list[str] = []
+    for block in plain_blocks(text):
+        if block.heading:
+            continue
+        sentences.extend(block.text[a:b] for a, b in split_sentences(block.text))
+    return sentences
