@@ -56,8 +56,9 @@ def second_hop(
     if reading.lead is None or reading.headline in ("Yes", "No", "예", "아니요"):
         return None
     q = reader.question(question)
+    # a lead holding the asked argument stands ("새벽기획에서 … 일한" for "어디서 일했어?")
     if not q.entities or reader.fills_slot(q, reading.lead.text):
-        return None  # the lead holds the asked argument ("새벽기획에서 … 일한" for "어디서 일했어?")
+        return None
     pool = list(passages[:HOP_PASSAGES])
     read = {p.n: _sentences(reader, p, q.compounds) for p in pool}
     titles = {p.n: reader.terms(p.title or "") for p in pool}

@@ -124,7 +124,10 @@ _KO_UNITS = (
 )
 # "9 million US dollars", "2.5 billion euros": an English amount's scale and currency.
 _EN_SCALE = r"(?:\s+(?:thousand|million|billion|trillion))?"
-_EN_CURRENCY = r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?(?:dollars?|euros?|pounds?|yen|won|yuan))?"
+_EN_CURRENCY = (
+    r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?"
+    r"(?:dollars?|euros?|pounds?|yen|won|yuan))?"
+)
 _NUMBER = re.compile(
     rf"\d[\d,]*(?:\.\d+)?{_EN_SCALE}{_EN_CURRENCY}(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
@@ -194,7 +197,8 @@ def asked_verb(question: str) -> str | None:
     """The verb an English wh-question with "did/does/do" ends in, its predicate: "find" in
     "What did the safety audit find?", "attend" in "Which university did she attend?" (None
     when it ends in anything else: "… play football in college?" ends in a noun's place). A
-    Korean question's predicate is its last verbal noun's verb ("누구에게 보고하나요?" → 보고하다)."""
+    Korean question's predicate is its last verbal noun's verb ("누구에게 보고하나요?" →
+    보고하다)."""
     if _has_hangul(question):
         return _korean_predicate(question)
     found = _EN_ASKED_VERB.match(question)

@@ -91,7 +91,8 @@ def test_a_hometown_question_leads_with_the_hometown(reader: Reader) -> None:
 
 
 def test_where_did_they_work_fills_the_eseo_slot(reader: Reader) -> None:
-    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은 강하늘이다" does not.
+    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은
+    # 강하늘이다" does not.
     assert asked_particle("강하늘 팀장은 전에 어디서 일했어?") == "에서"
     docs = passages("org_chart.md", "people_profiles.md")
     reading = reader.read("강하늘 팀장은 전에 어디서 일했어?", docs)
@@ -144,7 +145,8 @@ def test_a_korean_questions_verbal_noun_is_what_it_asks(reader: Reader) -> None:
     assert asked_verb("푸른벤처스는 어디에 투자했나요?") == "투자하다"
     assert asked_verb("안식 휴가는 언제 받아?") is None  # no verbal noun
     reading = reader.read("자율주행팀장은 누구에게 보고하나요?", passages("org_chart.md"))
-    assert reading.lead is not None and reading.lead.text == "윤서연 팀장은 박지은 CTO에게 보고한다."
+    assert reading.lead is not None
+    assert reading.lead.text == "윤서연 팀장은 박지은 CTO에게 보고한다."
 
 
 def test_no_second_hop_to_a_sentence_about_the_asked_person() -> None:
