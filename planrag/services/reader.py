@@ -57,6 +57,7 @@ from planrag.text.answer_types import (
 )
 from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
+from planrag.text.korean import written_compounds
 from planrag.text.question_shapes import is_bridge
 
 __all__ = ["Reader", "Reading", "ReadSentence", "read"]
@@ -119,6 +120,7 @@ class Reader(ReaderEvidence):
             question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
             self.terms(head) & terms if head and not is_korean(asked or question) else set(),
+            written_compounds(question) if is_korean(question) else {},
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
@@ -186,14 +188,14 @@ class Reader(ReaderEvidence):
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
-            term_lists = self._tokenizer.tokenize_many(sentences)
-            before: list[str] = []
+            term_lists = self.sentence_terms(sentences, q.compounds)
+            before: set[str] = set()
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 referent = set(before) if _PRONOUN.match(sentence) else set()
                 before = terms
                 own = model_codes(sentence)
                 carried = own or carried
-                seen_terms = seen_terms | set(terms)
+                seen_terms = seen_terms | terms
                 key = sentence_key(sentence)
                 if len(sentence) < MIN_SENTENCE_CHARS or key in seen or key == title_key:
                     continue
@@ -204,7 +206,7 @@ class Reader(ReaderEvidence):
                         passage.n,
                         position,
                         sentence,
-                        set(terms),
+                        terms,
                         carried,
                         own,
                         seen_terms,
@@ -295,6 +297,11 @@ class Reader(ReaderEvidence):
             return -TYPE_MISS
         slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
         return (1.0 if own else AGENT_MATCH) + slot
+
+    def fills_slot(self, q: ReadQuestion, sentence: str) -> bool:
+        """Whether the sentence holds a span of the asked type carrying the question word's
+        particle (Korean; never without a slot)."""
+        return bool(self._slot_spans(q, sentence))
 
     def _slot_spans(self, q: ReadQuestion, sentence: str) -> list[str]:
         """The answer spans carrying the question word's particle ("한빛로보틱스에" for "어디에

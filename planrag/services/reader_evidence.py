@@ -34,6 +34,7 @@ from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import plain_text
 from planrag.services.reader_signals import FUNCTION_WORDS
+from planrag.text.korean import splits_into
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 __all__ = ["CROSS_LINGUAL_MIN", "READ_PASSAGES", "SAME_LANGUAGE_MIN", "ReaderEvidence"]
@@ -110,6 +111,28 @@ class ReaderEvidence:
             held | (gone & set(again.tokenize(text))) if gone else held
             for held, gone, text in zip(found, missing, texts, strict=True)
         ]
+
+    def sentence_terms(
+        self,
+        sentences: Sequence[str],
+        compounds: Mapping[str, tuple[str, ...]] | None = None,
+        content: bool = False,
+    ) -> list[set[str]]:
+        """Each sentence's tokens (`content`: its content terms), and the nouns of a compound
+        the question writes as one word (`korean.written_compounds`) where a sentence's word
+        holds it: Kiwi reads "대덕연구단지" as one proper noun and the question's "연구단지" as
+        연구 + 단지, and one of its other readings of the name is 대덕 + 연구 + 단지."""
+        read = [set(t) for t in self._tokenizer.tokenize_many(sentences)]
+        if content:
+            read = [r - self._generic for r in read]
+        for surface, parts in (compounds or {}).items():
+            for terms in read:
+                if not set(parts) <= terms and any(
+                    surface in word and word != surface and splits_into(word, parts)
+                    for word in terms
+                ):
+                    terms |= set(parts)
+        return read
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""

@@ -58,6 +58,8 @@ class ReadQuestion:
     slot: str | None = None  # the case particle the question word carries ("어디에" → 에)
     verb: set[str] = field(default_factory=set)  # the asked verb's terms ("find": "… find?")
     head: set[str] = field(default_factory=set)  # the wh-phrase's terms (`text/asked_heads.py`)
+    # compounds written as one word ("연구단지": 연구 + 단지), found inside a sentence's names
+    compounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def asked(self) -> set[str]:

@@ -56,14 +56,15 @@ def second_hop(
     if reading.lead is None or reading.headline in ("Yes", "No", "예", "아니요"):
         return None
     q = reader.question(question)
-    if not q.entities:
+    # a lead holding the asked argument stands ("새벽기획에서 … 일한" for "어디서 일했어?")
+    if not q.entities or reader.fills_slot(q, reading.lead.text):
         return None
     pool = list(passages[:HOP_PASSAGES])
-    read = {p.n: _sentences(reader, p) for p in pool}
+    read = {p.n: _sentences(reader, p, q.compounds) for p in pool}
     titles = {p.n: reader.terms(p.title or "") for p in pool}
     all_terms = [s.terms for ss in read.values() for s in ss]
     weights = reader.term_weights(q.asked, all_terms)
-    lead_terms = reader.terms(reading.lead.text)
+    lead_terms = reader.sentence_terms([reading.lead.text], q.compounds, content=True)[0]
     lead_share = _share(q.asked, lead_terms, weights)
     # The lead holds what a which/what question describes its answer with ("Which Victorian
     # poet …" → "…, born Charlotte Carnegie, was a Victorian poet …"): it is the answer, not a
@@ -111,13 +112,15 @@ def second_hop(
     )
 
 
-def _sentences(reader: Reader, passage: Passage) -> list[_Sentence]:
+def _sentences(
+    reader: Reader, passage: Passage, compounds: dict[str, tuple[str, ...]]
+) -> list[_Sentence]:
+    """The passage's sentences with their terms (a compound of the question inside a word
+    Kiwi reads whole counts: `Reader.sentence_terms`)."""
     title = sentence_key(passage.title or "")
-    return [
-        _Sentence(passage.n, s, reader.terms(s))
-        for s in body_sentences(passage.content)
-        if len(s) >= 8 and sentence_key(s) != title
-    ]
+    kept = [s for s in body_sentences(passage.content) if len(s) >= 8 and sentence_key(s) != title]
+    terms = reader.sentence_terms(kept, compounds, content=True)
+    return [_Sentence(passage.n, s, held) for s, held in zip(kept, terms, strict=True)]
 
 
 def _best(

@@ -20,6 +20,7 @@ from planrag.prompts import render
 from planrag.services.answers import Passage
 from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
+from planrag.text.answer_slots import carries, slot_of
 from planrag.text.answer_types import typed_spans
 from planrag.text.entities import HANGUL, find_mentions, normalize
 from planrag.text.korean import get_kiwi
@@ -53,6 +54,7 @@ HEADED_BONUS = 1.0
 HEAD_WORD_BONUS = 0.5  # the sentence writes the query's head noun (a role: "대표이사는")
 EARLIER_BONUS = 1.0  # a sentence about the earlier step's answer the query was filled with
 CONTEXT_WEIGHT = 0.5  # the previous sentence's terms, for a sentence that refers back to it
+SLOT_BONUS = 0.5  # a name carrying the particle of the slot the query asks for (`answer_slots`)
 
 
 class StepReader:
@@ -104,6 +106,7 @@ class StepReader:
         anchors = _name_keys(query)
         verb = clause_verb(query)
         words = set() if HANGUL.search(query) else plain_words(query)
+        slot = slot_of(query) if HANGUL.search(query) else None
         best: tuple[float, StepAnswer] | None = None
         for rank, passage in enumerate(passages[:READ_PASSAGES]):
             previous = 0
@@ -144,9 +147,13 @@ class StepReader:
                 )
                 if head and head in sentence:  # "…의 대표이사는 김도윤이다" for "… 대표이사"
                     bonus += HEAD_WORD_BONUS
+                # the argument asked for: "…을 투자한 회사" → "동해캐피털이 투자했다"
+                # (of the asked type when the sentence has one: "최민호 수석연구원이" is 최민호)
+                slotted = [n for n in typed or names if slot and carries(sentence, n, slot)]
+                bonus += SLOT_BONUS if slotted else 0.0
                 score = overlap + named + bonus - 0.3 * rank - 0.01 * position
                 if best is None or score > best[0]:
-                    chosen = typed_headed or apposed or typed or headed or names
+                    chosen = typed_headed or slotted[:1] or apposed or typed or headed or names
                     answer = chosen[0][:MAX_ANSWER_CHARS]
                     best = (score, StepAnswer(text=answer, sentence=sentence, passage=passage.n))
         return best[1] if best else None

@@ -4,6 +4,11 @@
 120억 원을 투자했고 …" fills it (한빛로보틱스에), "… 설립된 벤처캐피털로, 주로 … 기업에 투자한다"
 holds an organisation too, but as a description (벤처캐피털로). Kiwi reads the particles; the
 pairs a final consonant chooses between (을/를, 이/가, 은/는, 과/와, 으로/로) are one particle.
+
+A relative clause asks for its head noun's slot the same way: "시리즈 B에 30억 원을 투자한
+회사" gives the object (30억 원을) and no subject, so the company is the subject of 투자하다 —
+"나머지 30억 원은 동해캐피털이 투자했다" fills it (동해캐피털이), not 한빛로보틱스, the company
+invested in ("한빛로보틱스는 … 투자로 150억 원을 유치했다").
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from functools import lru_cache
 
 from planrag.text.korean import get_kiwi
 
-__all__ = ["asked_particle", "particles_after"]
+__all__ = ["asked_particle", "carries", "gap_particle", "particles_after", "slot_of"]
 
 _QUESTION_WORDS = frozenset({"어디", "누구", "무엇", "뭐"})
 # Case particles a question word's slot is marked by (not 은/는, 도, 만: they mark topic or focus,
@@ -55,3 +60,38 @@ def particles_after(sentence: str) -> dict[int, str]:
         else:
             phrase = []
     return found
+
+
+_VERBS = ("VV", "XSV")  # an action: 투자하다, 맺다 (not 있다, an adjective or a copula)
+
+
+@lru_cache(maxsize=256)
+def gap_particle(query: str) -> str | None:
+    """The slot a relative clause's head noun fills in the clause: the subject (이) when the
+    clause ends a query with an action verb + ETM + its head noun, and gives an object but no
+    subject ("…에 30억 원을 투자한 회사", "누리봇 S2를 개발한 사람"); None otherwise ("김도윤이
+    졸업한 대학교": the subject is given, the head is another argument; "…가 있는 구")."""
+    tokens = [t for t in get_kiwi().tokenize(query) if t.tag not in ("SF", "SP", "SS")]
+    marks = [i for i, t in enumerate(tokens) if t.tag == "ETM"]
+    if not marks:
+        return None
+    mark = marks[-1]
+    head = tokens[mark + 1 :]
+    if not head or any(not t.tag.startswith("NN") for t in head):
+        return None
+    clause = tokens[:mark]
+    if not clause or not clause[-1].tag.startswith(_VERBS):
+        return None
+    tags = {t.tag for t in clause}
+    return "이" if "JKO" in tags and "JKS" not in tags else None
+
+
+def slot_of(query: str) -> str | None:
+    """The slot a query asks for: its question word's, else its relative clause's head's."""
+    return asked_particle(query) or gap_particle(query)
+
+
+def carries(sentence: str, name: str, particle: str) -> bool:
+    """Whether `name`, where the sentence first writes it, is followed by `particle`."""
+    at = sentence.find(name)
+    return at >= 0 and particles_after(sentence).get(at + len(name)) == particle

@@ -124,7 +124,10 @@ _KO_UNITS = (
 )
 # "9 million US dollars", "2.5 billion euros": an English amount's scale and currency.
 _EN_SCALE = r"(?:\s+(?:thousand|million|billion|trillion))?"
-_EN_CURRENCY = r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?(?:dollars?|euros?|pounds?|yen|won|yuan))?"
+_EN_CURRENCY = (
+    r"(?:\s+(?:(?:US|U\.S\.|Hong Kong|Singapore|Canadian|Australian)\s+)?"
+    r"(?:dollars?|euros?|pounds?|yen|won|yuan))?"
+)
 _NUMBER = re.compile(
     rf"\d[\d,]*(?:\.\d+)?{_EN_SCALE}{_EN_CURRENCY}(?:\s*(?:{_KO_UNITS})(?![A-Za-z]))*"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
@@ -193,12 +196,27 @@ _EN_BEFORE_NOUN = frozenset(
 def asked_verb(question: str) -> str | None:
     """The verb an English wh-question with "did/does/do" ends in, its predicate: "find" in
     "What did the safety audit find?", "attend" in "Which university did she attend?" (None
-    when it ends in anything else: "… play football in college?" ends in a noun's place)."""
+    when it ends in anything else: "… play football in college?" ends in a noun's place). A
+    Korean question's predicate is its last verbal noun's verb ("누구에게 보고하나요?" →
+    보고하다)."""
+    if _has_hangul(question):
+        return _korean_predicate(question)
     found = _EN_ASKED_VERB.match(question)
     if not found or not found.group(1).islower():
         return None
     before = question[: found.start(1)].split()[-1:]
     return None if before and before[0].lower() in _EN_BEFORE_NOUN else found.group(1)
+
+
+def _korean_predicate(question: str) -> str | None:
+    """The last verbal noun a question makes its verb with 하다 ("보고하나요", "투자했나요",
+    "총괄했나요"): what the answer's sentence does too. None for other verbs (받다, 있다)."""
+    tokens = get_kiwi().tokenize(question)
+    found = None
+    for here, after in zip(tokens, tokens[1:], strict=False):
+        if here.tag == "NNG" and after.tag == "XSV" and here.start + here.len == after.start:
+            found = f"{here.form}하다"  # alone, Kiwi reads "보고" as 보 + 고
+    return found
 
 
 def asked_by_word(question: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from functools import lru_cache
 
 from kiwipiepy import Kiwi
 
@@ -29,6 +30,7 @@ _ABBREVIATIONS = frozenset(
     }
 )
 _WORD_BEFORE = re.compile(r"([\w.]+)\.$")
+_HANGUL_WORD = re.compile(r"[가-힣]+")
 # Long texts go to Kiwi in blocks of at most this many characters, cut at _BLOCK_BREAKS.
 _BLOCK_CHARS = 2000
 _BLOCK_BREAKS = (
@@ -145,3 +147,36 @@ def particle_for(word: str, particle: str) -> str:
     if pair == ("으로", "로") and final == 8:  # ㄹ
         return "로"
     return pair[0] if final else pair[1]
+
+
+def written_compounds(text: str) -> dict[str, tuple[str, ...]]:
+    """The compound nouns a text writes as one word, which Kiwi reads as two or more nouns
+    ("어떤 연구단지가" → 연구단지: 연구 + 단지), as written → their nouns. A name can hold the
+    same compound where Kiwi reads the name whole ("대덕연구단지")."""
+    found: dict[str, tuple[str, ...]] = {}
+    run: list[tuple[int, int, str]] = []
+    for token in [*get_kiwi().tokenize(text), None]:
+        joined = (
+            token is not None
+            and token.tag in ("NNG", "NNP")
+            and bool(_HANGUL_WORD.fullmatch(token.form))
+        )
+        if joined and run and token.start == run[-1][1]:
+            run.append((token.start, token.start + token.len, token.form))
+            continue
+        if len(run) >= 2:
+            found[text[run[0][0] : run[-1][1]]] = tuple(form for _, _, form in run)
+        run = [(token.start, token.start + token.len, token.form)] if token and joined else []
+    return found
+
+
+@lru_cache(maxsize=4096)
+def splits_into(word: str, parts: tuple[str, ...]) -> bool:
+    """Whether one of Kiwi's readings of `word` (its best three) holds `parts` in a row: Kiwi
+    reads "대덕연구단지" whole, and as 대덕 + 연구 + 단지 second."""
+    n = len(parts)
+    for tokens, _score in get_kiwi().analyze(word, top_n=3):
+        forms = [t.form for t in tokens]
+        if any(tuple(forms[i : i + n]) == parts for i in range(len(forms) - n + 1)):
+            return True
+    return False

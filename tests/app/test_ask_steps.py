@@ -6,6 +6,7 @@ answer, the scripted LLM's multi-step plans (valid, looping → retry, looping t
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,9 @@ from planrag.app.main import create_app
 from planrag.core.settings import LLMSettings, Settings
 from planrag.llm.embedders import EmbedderRegistry
 from planrag.planner.schema import SearchPlan
+from planrag.services.ask import AskService
+from planrag.services.ask_events import EndEvent, StepEvent
+from planrag.services.ask_requests import AskRequest
 from tests.app.kb_fill import fill_kb
 from tests.app.test_ask_api import Served, answer_text, data, names
 from tests.llm.fake_llm import Reply, Script, scripted_llm_settings, serve_llm
@@ -221,3 +225,30 @@ def test_too_many_steps_for_the_budget_fall_back(with_llm: Served) -> None:
     envelope = data(stream, "search_plan")
     assert envelope["source"] == "fallback" and "steps" in envelope["fallback_reason"]
     assert envelope["plan"]["steps"] == []
+
+
+def test_a_spent_time_budget_stops_the_steps_and_says_so(plain: Served) -> None:
+    """PLANRAG_ASK__STEPS_TIME_BUDGET_S: a step not started within the budget does not run;
+    the answer still comes (from the steps that ran) and `end` says which step stopped and
+    why. A budget of a microsecond is spent before the second step (a search takes longer)."""
+    runtime = plain.app.state.runtime  # type: ignore[attr-defined]
+    s = runtime.settings
+    settings = s.model_copy(update={"ask": s.ask.model_copy(update={"steps_time_budget_s": 1e-6})})
+    asking = AskService.build(
+        settings, runtime.metadata, runtime.retrieval, runtime.chat, runtime.executors.strategies
+    )
+    kb = runtime.metadata.get_kb_by_name("ko")
+    request = AskRequest(question=CHAIN, knowledge_bases=["ko"])
+
+    async def collect() -> list[object]:
+        return [e async for e in asking.ask(request, asking.scope(request, [kb]), [kb])]
+
+    try:
+        events = asyncio.run(collect())
+    finally:
+        asking.close()
+    end = next(e for e in events if isinstance(e, EndEvent))
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert end.steps_stopped is not None and "time budget (1e-06 s)" in end.steps_stopped.reason
+    assert end.steps_stopped.step in ("s1", "s2") and len(steps) <= 1
+    assert isinstance(events[-1], EndEvent)  # the ask ends normally, no error event

@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import pytest
 
+from planrag.services.extractive import Extractor
 from planrag.services.reader import Reader
 from planrag.text.answer_slots import asked_particle, particles_after
-from planrag.text.answer_types import agents, answer_type, asks_for_agent, model_codes, typed_spans
+from planrag.text.answer_types import (
+    agents,
+    answer_type,
+    asked_verb,
+    asks_for_agent,
+    model_codes,
+    typed_spans,
+)
 from tests.services.ko_passages import passages
 
 
@@ -83,7 +91,8 @@ def test_a_hometown_question_leads_with_the_hometown(reader: Reader) -> None:
 
 
 def test_where_did_they_work_fills_the_eseo_slot(reader: Reader) -> None:
-    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은 강하늘이다" does not.
+    # 어디서 is 어디 + 서, short for 에서: "새벽기획에서 … 일한" fills it, "마케팅팀의 팀장은
+    # 강하늘이다" does not.
     assert asked_particle("강하늘 팀장은 전에 어디서 일했어?") == "에서"
     docs = passages("org_chart.md", "people_profiles.md")
     reading = reader.read("강하늘 팀장은 전에 어디서 일했어?", docs)
@@ -129,3 +138,19 @@ def test_a_recurring_period_answers_when(reader: Reader) -> None:
     assert [s.text for s in typed_spans(sentence, "number")] == ["5년", "20일"]  # still amounts
     reading = reader.read("안식 휴가는 언제 받아?", passages("hr_policy.md"))
     assert reading.lead is not None and "안식 휴가" in reading.lead.text
+
+
+def test_a_korean_questions_verbal_noun_is_what_it_asks(reader: Reader) -> None:
+    assert asked_verb("자율주행팀장은 누구에게 보고하나요?") == "보고하다"
+    assert asked_verb("푸른벤처스는 어디에 투자했나요?") == "투자하다"
+    assert asked_verb("안식 휴가는 언제 받아?") is None  # no verbal noun
+    reading = reader.read("자율주행팀장은 누구에게 보고하나요?", passages("org_chart.md"))
+    assert reading.lead is not None
+    assert reading.lead.text == "윤서연 팀장은 박지은 CTO에게 보고한다."
+
+
+def test_no_second_hop_to_a_sentence_about_the_asked_person() -> None:
+    # "마케팅팀의 팀장은 강하늘이다" names 강하늘 again: no second hop, the first reading stands.
+    docs = passages("people_profiles.md", "org_chart.md")
+    reading = Extractor().read("강하늘 팀장은 전에 어디서 일했어?", docs)
+    assert reading.lead is not None and "새벽기획" in reading.lead.text

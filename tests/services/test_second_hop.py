@@ -93,3 +93,22 @@ def test_a_korean_bridge_question_reads_the_university_passage() -> None:
     question = "한빛로보틱스 박지은 CTO가 졸업한 대학교는 몇 년에 개교했나?"
     reading = Extractor().read(question, [first, *fillers, school])
     assert reading.lead is not None and "1978" in reading.lead.text, reading.text()
+
+
+def test_a_word_kiwi_reads_whole_holds_the_question_s_words() -> None:
+    """ "어떤 금융단지": Kiwi reads 문현금융단지 as one proper noun and the question as 금융 +
+    단지; the sentence naming it is the answer, not a second hop to the org chart's
+    금융사업본부 (its 금융 alone)."""
+    places = "인천 중구에는 영종국제도시가 있다. 부산 남구에는 문현금융단지가 있다."
+    company = "세림물산은 부산 남구에 본사를 두고 있다. 세림물산의 대표는 오한결이다."
+    org = "세림물산의 금융사업본부는 정하나 전무가 이끈다. 그 아래에 투자팀이 있다."
+    pool = [
+        passage(1, places, "지역 안내"),
+        passage(2, company, "세림물산 개요"),
+        passage(3, org, "세림물산 조직"),
+    ]
+    question = "부산 남구에는 어떤 금융단지가 있나요?"
+    for order in (pool, pool[::-1]):
+        found = [p.model_copy(update={"n": i}) for i, p in enumerate(order, start=1)]
+        text = Extractor().read(question, found, question).text()
+        assert text.startswith("부산 남구에는 문현금융단지가 있다.")

@@ -145,3 +145,32 @@ def test_a_short_reference_names_the_earlier_answer() -> None:
     read = StepReader().read("김도윤이 창업 전에 일한 회사", found, earlier=["김도윤"])
     assert read is not None and read.text == "대한물류"
     assert read.sentence.startswith("김 대표는")
+
+
+def _one(text: str, n: int = 1) -> Passage:
+    return Passage(
+        n=n, chunk_id=f"c{n}", doc_id=f"d{n}", knowledge_base="ko", score=1, content=text
+    )
+
+
+def test_a_relative_clause_reads_the_argument_its_head_noun_fills() -> None:
+    """ "…에 30억 원을 투자한 회사" gives the object and no subject: the company asked for is the
+    one that invested (…가 투자했다), not the company invested in, which the first sentence,
+    holding as many of the words, names."""
+    text = (
+        "한솔에너지는 2022년 시리즈 A 투자로 80억 원을 유치했다. 바다파트너스는 한솔에너지에 "
+        "50억 원을 투자했고, 나머지 30억 원은 청람캐피털이 투자했다."
+    )
+    read = StepReader().read("시리즈 A에 30억 원을 투자한 회사", [_one(text)])
+    assert read is not None and read.text == "청람캐피털"
+
+
+def test_a_question_word_reads_the_name_carrying_its_particle() -> None:
+    """ "…에는 무엇이 있나요?": the name written with 이/가 (…가 있다), not the company whose
+    head office is there, though its page ranks first."""
+    found = [
+        _one("세림물산은 1998년에 세워졌다. 세림물산의 본사는 부산 남구에 있다.", 1),
+        _one("인천 중구에는 영종국제도시가 있다. 부산 남구에는 문현금융단지가 있다.", 2),
+    ]
+    read = StepReader().read("부산 남구에는 무엇이 있나요?", found)
+    assert read is not None and read.text == "문현금융단지"
