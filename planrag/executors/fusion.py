@@ -282,7 +282,7 @@ class FusionCalibrator:
     ) -> CrossFloors:
         """The evidence floors of the sampled passages (those asked for), from the vectors the
         vector store holds for them where it can give them (the model embeds the rest); the
-        sentence ones embed the sentences of the passages nearest the unrelated questions."""
+        sentence ones embed the sampled passages' sentences."""
         stored: dict[str, list[float]] = {}
         if self._stored is not None and sample.chunk_ids:
             try:
