@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from kiwipiepy import Token
+
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi
 
@@ -209,14 +211,29 @@ def asked_verb(question: str) -> str | None:
 
 
 def _korean_predicate(question: str) -> str | None:
-    """The last verbal noun a question makes its verb with 하다 ("보고하나요", "투자했나요",
-    "총괄했나요"): what the answer's sentence does too. None for other verbs (받다, 있다)."""
+    """The verbal noun a question ends in, made a verb with 하다 ("보고하나요", "투자했나요",
+    "총괄했나요"): what the answer's sentence does too. None when the question ends in another
+    verb (받다, 있다), also when a verbal noun only modifies a noun before it ("시리즈 C를
+    주도한 은행의 본점은 어디에 있나요?" asks where, not who led)."""
     tokens = get_kiwi().tokenize(question)
-    found = None
-    for here, after in zip(tokens, tokens[1:], strict=False):
-        if here.tag == "NNG" and after.tag == "XSV" and here.start + here.len == after.start:
-            found = f"{here.form}하다"  # alone, Kiwi reads "보고" as 보 + 고
-    return found
+    for i, (here, after) in enumerate(zip(tokens, tokens[1:], strict=False)):
+        if here.tag != "NNG" or after.tag != "XSV" or here.start + here.len != after.start:
+            continue
+        rest = [t for t in tokens[i + 2 :] if t.tag != "EP"]  # 었 of 투자했나요
+        if rest and _ends_question(rest):
+            return f"{here.form}하다"  # alone, Kiwi reads "보고" as 보 + 고
+    return None
+
+
+def _ends_question(rest: list[Token]) -> bool:
+    """Whether the ending after a verb ends the question ("…했나요", "…했니?") or asks it
+    inside another ("…했는지 알려줘"), rather than tying the verb to a noun or a clause."""
+    ending = rest[0]
+    if ending.tag == "EF":
+        return True
+    if ending.tag != "EC":
+        return False
+    return ending.form.endswith("지") or all(t.tag.startswith("S") for t in rest[1:])
 
 
 def asked_by_word(question: str) -> bool:

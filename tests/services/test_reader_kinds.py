@@ -154,3 +154,10 @@ def test_no_second_hop_to_a_sentence_about_the_asked_person() -> None:
     docs = passages("people_profiles.md", "org_chart.md")
     reading = Extractor().read("강하늘 팀장은 전에 어디서 일했어?", docs)
     assert reading.lead is not None and "새벽기획" in reading.lead.text
+
+
+def test_a_verbal_noun_modifying_a_noun_is_not_the_asked_verb() -> None:
+    assert asked_verb("한빛로보틱스 시리즈 C를 주도한 은행의 본점은 어디에 있나요?") is None
+    assert asked_verb("시리즈 C 투자는 누가 주도했어?") == "주도하다"
+    assert asked_verb("누가 투자했니?") == "투자하다"
+    assert asked_verb("어디에 투자했는지 알려줘") == "투자하다"
