@@ -213,8 +213,9 @@ def asked_verb(question: str) -> str | None:
 def _korean_predicate(question: str) -> str | None:
     """The verbal noun a question ends in, made a verb with 하다 ("보고하나요", "투자했나요",
     "총괄했나요"): what the answer's sentence does too. None when the question ends in another
-    verb (받다, 있다), also when a verbal noun only modifies a noun before it ("시리즈 C를
-    주도한 은행의 본점은 어디에 있나요?" asks where, not who led)."""
+    verb (받다, 있다). A verbal noun modifying a noun is asked when that noun is what is asked
+    ("개정을 주도한 사람은 누구인가?"), not when it only leads to another ("시리즈 C를 주도한
+    은행의 본점은 어디에 있나요?" asks where, not who led)."""
     tokens = get_kiwi().tokenize(question)
     for i, (here, after) in enumerate(zip(tokens, tokens[1:], strict=False)):
         if here.tag != "NNG" or after.tag != "XSV" or here.start + here.len != after.start:
@@ -226,11 +227,15 @@ def _korean_predicate(question: str) -> str | None:
 
 
 def _ends_question(rest: list[Token]) -> bool:
-    """Whether the ending after a verb ends the question ("…했나요", "…했니?") or asks it
-    inside another ("…했는지 알려줘"), rather than tying the verb to a noun or a clause."""
+    """Whether the ending after a verb ends the question ("…했나요", "…했니?"), asks it inside
+    another ("…했는지 알려줘") or modifies the noun asked about ("주도한 사람은"), rather than
+    tying the verb to a clause or to a noun of another noun ("주도한 은행의 본점")."""
     ending = rest[0]
     if ending.tag == "EF":
         return True
+    if ending.tag == "ETM":
+        after = next((t for t in rest[1:] if not t.tag.startswith("N")), None)
+        return after is not None and after.tag != "JKG"
     if ending.tag != "EC":
         return False
     return ending.form.endswith("지") or all(t.tag.startswith("S") for t in rest[1:])

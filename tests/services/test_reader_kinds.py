@@ -158,6 +158,7 @@ def test_no_second_hop_to_a_sentence_about_the_asked_person() -> None:
 
 def test_a_verbal_noun_modifying_a_noun_is_not_the_asked_verb() -> None:
     assert asked_verb("한빛로보틱스 시리즈 C를 주도한 은행의 본점은 어디에 있나요?") is None
+    assert asked_verb("인사 규정 개정을 주도한 사람은 누구인가?") == "주도하다"
     assert asked_verb("시리즈 C 투자는 누가 주도했어?") == "주도하다"
     assert asked_verb("누가 투자했니?") == "투자하다"
     assert asked_verb("어디에 투자했는지 알려줘") == "투자하다"
