@@ -79,6 +79,17 @@ def measure_kb(runtime: Runtime, name: str) -> dict[str, Any]:
     return row
 
 
+def open_e5_runtime(data_dir: Path, threads: int) -> Runtime:
+    """The runtime of an ingested bench data dir, e5 embedding in this process."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=data_dir,
+        embedding=EmbeddingSettings(model=E5_MODEL, threads=threads),
+        ingest=IngestSettings(embed_process=False),
+    )
+    return Runtime.open(settings)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -86,13 +97,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS / "evidence_floors.json")
     args = parser.parse_args()
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=args.data_dir,
-        embedding=EmbeddingSettings(model=E5_MODEL, threads=args.threads),
-        ingest=IngestSettings(embed_process=False),
-    )
-    runtime = Runtime.open(settings)
+    runtime = open_e5_runtime(args.data_dir, args.threads)
     try:
         runtime.embedders.get().embed(["warm up"])  # the model's load is not a calibration's
         rows = [measure_kb(runtime, name) for name in args.kbs]

@@ -29,8 +29,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.datasets import RESULTS  # noqa: E402
-from bench.evidence_floors import KBS  # noqa: E402
-from planrag.core.settings import E5_MODEL, EmbeddingSettings, IngestSettings, Settings  # noqa: E402
+from bench.evidence_floors import KBS, open_e5_runtime  # noqa: E402
+from planrag.core.settings import E5_MODEL  # noqa: E402
 from planrag.executors.sentence_floors import sentence_floors  # noqa: E402
 from planrag.runtime import Runtime  # noqa: E402
 
@@ -103,13 +103,7 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write the KBs' floors as the ask reads them")
     parser.add_argument("--alias", nargs="*", default=[], help="NAME=KB: KB's floors as NAME's")
     args = parser.parse_args()
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=args.data_dir,
-        embedding=EmbeddingSettings(model=E5_MODEL, threads=args.threads),
-        ingest=IngestSettings(embed_process=False),
-    )
-    runtime = Runtime.open(settings)
+    runtime = open_e5_runtime(args.data_dir, args.threads)
     if args.dump:
         try:
             dump(runtime, args.kbs, args.alias, args.dump)
