@@ -11,7 +11,9 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
   every subject's document), `ko_bridge` (qa_bridge_ko.jsonl, Korean bridge questions),
   `ko_cross` (crosslingual.jsonl) and `ko_absent` (absent_questions.jsonl: facts no document
   holds, so "answered" counts false answers) and `ko_near` (absent_near.jsonl: a detail of a
-  subject the documents hold, "says_absent" counting the answers that say so) ask the same KB;
+  subject the documents hold, "says_absent" counting the answers that say so) and `ko_s13`
+  (qa_heldout_s13.jsonl: written in session 13 as users ask, colloquial, with spacing slips and
+  synonyms; `also`: a second gold "anywhere" must hold too) ask the same KB;
   a file's `split` (tune / heldout) is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers;
@@ -75,6 +77,9 @@ KO_FILES = {
     "ko_cross": "crosslingual.jsonl",  # English over Korean documents and the reverse
     "ko_absent": "absent_questions.jsonl",  # facts no document holds: any answer is false
     "ko_near": "absent_near.jsonl",  # near-absent details (session 11): "says_absent" catches
+    # written fresh in session 13 as users ask (colloquial, spacing slips, synonyms), 80
+    # answerable and 8 absent; `also`: a second part the answer must hold too (two questions in one)
+    "ko_s13": "qa_heldout_s13.jsonl",
 }
 
 
@@ -248,7 +253,11 @@ def score(
         "golds": question["golds"],
         "answer": answer,
         "in_lead": gold_in(golds, lead_of(shown)) if golds else None,
-        "anywhere": gold_in(golds, shown) if golds else None,
+        "anywhere": (
+            gold_in(golds, shown) and all(gold_in([g], shown) for g in question.get("also", []))
+            if golds
+            else None
+        ),
         "gold_first": first in question["gold_docs"],
         "lead_from_gold": lead_doc in question["gold_docs"] if lead_doc else False,
         "not_found": said_none or not exists,
@@ -284,6 +293,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "verdict_disagreements": sum(r["disagree"] for r in rows),
         "says_absent": sum(r.get("says_absent", False) for r in rows),
         "answered": sum(not r["not_found"] and not r.get("says_absent") for r in rows),
+        "ungraded_answered": sum(  # questions without a gold (absent facts) answered anyway
+            r["in_lead"] is None and not r["not_found"] and not r.get("says_absent") for r in rows
+        ),
         "cites_all_docs_pct": pct(sum(r["cites_docs"] for r in with_docs), len(with_docs)),
         "mean_chars": round(statistics.fmean(lengths), 1) if lengths else None,
         "median_chars": statistics.median(lengths) if lengths else None,
