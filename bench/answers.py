@@ -251,6 +251,7 @@ def score(
         "id": question.get("id"),
         "question": question["question"],
         "golds": question["golds"],
+        "also": question.get("also", []),
         "answer": answer,
         "in_lead": gold_in(golds, lead_of(shown)) if golds else None,
         "anywhere": (

@@ -102,12 +102,17 @@ def replay(rows: list[dict[str, Any]], extractor: Extractor) -> list[dict[str, A
         passages = [Passage.model_validate(p) for p in row["passages"]]
         answer = extractor.read(row["question"], passages, row.get("plan_query")).text()
         golds = [g for g in row["golds"] if g]
+        also = row.get("also", [])  # a second part the answer must hold too (ko_s13)
         out.append(
             {
                 **row,
                 "answer": answer,
-                "in_lead": gold_in(golds, lead_of(answer)) if answer else False,
-                "anywhere": gold_in(golds, answer),
+                "in_lead": (gold_in(golds, lead_of(answer)) if answer else False)
+                if golds
+                else None,
+                "anywhere": gold_in(golds, answer) and all(gold_in([g], answer) for g in also)
+                if golds
+                else None,
                 "not_found": not answer,
                 "disagree": False,
                 "length": len(answer),
@@ -127,6 +132,7 @@ def main() -> None:
     parser.add_argument("--saved", action="store_true", help="classify the saved answers")
     parser.add_argument("--show", action="store_true", help="print every miss")
     parser.add_argument("--floors", type=Path, help="the KBs' evidence floors (JSON)")
+    parser.add_argument("--dump", type=Path, help="write every answer (JSON) to compare runs")
     args = parser.parse_args()
     rows = json.loads(args.run.read_text())["sets"][args.set]["rows"]
     rows = rows[args.start : args.start + args.limit]
@@ -144,6 +150,9 @@ def main() -> None:
         rows = replay(rows, extractor)
         embedder.save()
     print(json.dumps(summarise(rows), ensure_ascii=False))
+    if args.dump:
+        answers = [[r.get("id"), r["question"], r["answer"]] for r in rows]
+        args.dump.write_text(json.dumps(answers, ensure_ascii=False, indent=0))
     if args.classify:
         misses = [r for r in rows if not r["in_lead"]]
         counts = collections.Counter(cause(r, r["answer"]) for r in misses)
@@ -151,7 +160,7 @@ def main() -> None:
             print(f"{name}\t{count}")
     if args.show:
         for i, r in enumerate(rows, args.start):
-            if not r["in_lead"]:
+            if r["in_lead"] is False or (r["in_lead"] is None and r["answer"]):
                 print(i, cause(r, r["answer"]), r["question"], r["golds"])
                 print("   ", lead_of(r["answer"])[:200])
 

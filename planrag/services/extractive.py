@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from planrag.core.types import CrossFloors, GraphPath
 from planrag.llm.embedders import Embedder
-from planrag.services.answers import Passage
+from planrag.services.answers import Passage, is_korean
 from planrag.services.comparisons import shaped_reading, subjects_found
 from planrag.services.missing_details import missing_detail
 from planrag.services.passage_text import body_sentences, plain_text
@@ -23,6 +23,7 @@ from planrag.services.reader import Reader, Reading, ReadSentence
 from planrag.services.second_hop import second_hop
 from planrag.services.summaries import summarize
 from planrag.text.answer_types import answer_type
+from planrag.text.joined_questions import JoinedQuestions, joined_questions
 
 __all__ = ["Extractor", "plain_text"]
 
@@ -59,7 +60,12 @@ class Extractor:
         """The reader's reading; the evidence check runs on `search_text` (the plan's query,
         without time words) when given, and not at all without a floor. A comparison or a
         yes/no question gets its choice or verdict (`comparisons.py`) when the passages settle
-        it."""
+        it. Two questions asked as one (`text/joined_questions.py`) get both readings."""
+        joined = joined_questions(question) if is_korean(question) else None
+        if joined is not None:
+            both = self._read_both(joined, passages)
+            if both is not None:
+                return both
         reading = self.reader.read(
             question, passages, check=self._floor > 0, search_text=search_text
         )
@@ -81,6 +87,23 @@ class Extractor:
             if missing is not None:  # what they lack first, then what they hold
                 reading.absent = missing.sentence()
         return reading
+
+    def _read_both(self, joined: JoinedQuestions, passages: list[Passage]) -> Reading | None:
+        """The first part's reading, then the second's, each cited; the second part asked
+        about the first's answer when the first asks who ("누리테크 대표는 누구고 전에 어디서
+        일했어?" → "이서준 누리테크 대표는 전에 어디서 일했어?"). None when the first part
+        finds nothing (the whole question is read instead)."""
+        first = self.read(joined.first, passages)
+        if first.lead is None:
+            return None
+        who = first.headline or first.span if joined.asks_who else None
+        second = self.read(f"{who} {joined.second}" if who else joined.second, passages)
+        shown = {s.text for s in [first.lead, *first.support]}
+        if second.lead is not None and second.lead.text not in shown:
+            first.support = [s for s in first.support if s.text != second.lead.text]
+            second.support = []  # the second answer's own sentence, within the budget
+            first.then = second
+        return first
 
     def answer(
         self,

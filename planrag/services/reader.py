@@ -43,7 +43,7 @@ from planrag.services.reader_signals import (
     weighted_share,
 )
 from planrag.services.readings import Reading, ReadSentence
-from planrag.text.answer_slots import asked_particle, particles_after
+from planrag.text.answer_slots import asked_kind, asked_particle, named_kind, particles_after
 from planrag.text.answer_types import (
     AnswerType,
     Span,
@@ -57,7 +57,8 @@ from planrag.text.answer_types import (
 )
 from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
-from planrag.text.korean import written_compounds
+from planrag.text.korean import opening_subject, written_compounds
+from planrag.text.korean_terms import add_kinds_held, add_names_held, add_parts_held
 from planrag.text.question_shapes import is_bridge
 
 __all__ = ["Reader", "Reading", "ReadSentence", "read"]
@@ -87,6 +88,10 @@ _HEADED = ("person", "place", "thing")
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
 # the other language's sentences are read by e5 (`reader_signals.across`).
 BLIND = 0.5
+# A Korean sentence going on about the topic of the sentence before it (both open with it)
+# holds that sentence's words this much: "박지은은 … CTO이다. 박지은은 서울대학교를
+# 졸업했고 …" is the CTO's school, though it names neither CTO nor 학교.
+CONTINUED = 0.5
 
 
 class Reader(ReaderEvidence):
@@ -115,13 +120,21 @@ class Reader(ReaderEvidence):
         terms = self.terms(question)
         slot = asked_particle(asked or question) if is_korean(asked or question) else None
         verb = asked_verb(asked or question)
-        head = asked_head(asked or question) if kind in _HEADED else None
         return ReadQuestion(
             question, terms, entities, codes, kind, is_bridge(question), slot,
             self.terms(verb) & terms if verb else set(),
-            self.terms(head) & terms if head and not is_korean(asked or question) else set(),
+            self._head(asked or question, kind, terms),
             written_compounds(question) if is_korean(question) else {},
         )  # fmt: skip
+
+    def _head(self, question: str, kind: AnswerType, terms: set[str]) -> set[str]:
+        """What the question describes its answer as: an English wh-phrase's words, or the
+        kind a Korean 어느/무슨 asks which one of ("어느 학교" → 학교)."""
+        if is_korean(question):
+            noun = asked_kind(question)
+            return {noun} & terms if noun else set()
+        head = asked_head(question) if kind in _HEADED else None
+        return self.terms(head) & terms if head else set()
 
     # ------------------------------------------------------------------ reading
 
@@ -181,6 +194,7 @@ class Reader(ReaderEvidence):
         seen: set[str] = set()
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
+        korean = is_korean(q.text)
         for rank, passage in enumerate(passages):
             context = self.coverage(q.terms, passage) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
@@ -189,10 +203,17 @@ class Reader(ReaderEvidence):
             topic = self.terms(passage.title or "")
             sentences = body_sentences(passage.content)
             term_lists = self.sentence_terms(sentences, q.compounds)
+            if korean:
+                add_kinds_held(q.head, term_lists)
+                add_parts_held(q.terms - q.verb, term_lists)  # 연구하나: not 연구소
+                add_names_held(q.compounds, term_lists)
             before: set[str] = set()
+            before_subject: str | None = None
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 referent = set(before) if _PRONOUN.match(sentence) else set()
-                before = terms
+                subject = opening_subject(sentence) if korean else None
+                continued = set(before) if subject and subject == before_subject else set()
+                before, before_subject = terms, subject
                 own = model_codes(sentence)
                 carried = own or carried
                 seen_terms = seen_terms | terms
@@ -214,6 +235,7 @@ class Reader(ReaderEvidence):
                         passage.n in bridges,
                         topic=topic,
                         referent=referent,
+                        continued=continued - terms,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -248,10 +270,8 @@ class Reader(ReaderEvidence):
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            f["lexical"] = max(
-                weighted_share(q.asked, c.terms, weights, c.topic, TOPIC_WEIGHT * english),
-                c.across,
-            )
+            implied, weight = (c.topic, TOPIC_WEIGHT) if english else (c.continued, CONTINUED)
+            f["lexical"] = max(weighted_share(q.asked, c.terms, weights, implied, weight), c.across)
             f["context"] = max(c.context, c.across)
             f["entities"] = (
                 max(
@@ -360,8 +380,11 @@ class Reader(ReaderEvidence):
         if renamed and not self.terms(title) <= q.terms:
             return title  # "Chiwetel Umeadi Ejiofor, CBE (born …) is …" on "Chiwetel Ejiofor"
         slotted = set(self._slot_spans(q, sentence)) & spans
+        kinds = {s for s in spans if any(named_kind(s, kind) for kind in q.head)}
         if len(spans) > 1 and len(slotted) == 1:
             spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
+        elif len(spans) > 1 and len(kinds) == 1 and is_korean(q.text):
+            spans = kinds  # "어느 학교": "박지은은 서울대학교 … 졸업했고, … 한빛로보틱스에"
         if len(spans) == 1:
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)

@@ -43,6 +43,9 @@ class Candidate:
     # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
     # before it, which the pronoun stands for
     referent: set[str] = field(default_factory=set)
+    # a Korean sentence opening with the topic the sentence before it opened with: the words
+    # of that sentence it does not repeat
+    continued: set[str] = field(default_factory=set)
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 

@@ -38,6 +38,12 @@ class Reading(BaseModel):
         "the sentences after it are what they hold",
     )
 
+    then: Reading | None = Field(
+        default=None,
+        description="the reading of a second question asked in the same breath "
+        '("누리테크 대표는 누구고 전에 어디서 일했어?"), answered after this one',
+    )
+
     @property
     def found(self) -> bool:
         return self.lead is not None
@@ -48,5 +54,7 @@ class Reading(BaseModel):
             return ""
         cited = " ".join(f"{s.text} [{s.n}]" for s in [self.lead, *self.support])
         if self.absent:
-            return f"{self.absent} {cited}"
-        return f"{self.headline} — {cited}" if self.headline else cited
+            text = f"{self.absent} {cited}"
+        else:
+            text = f"{self.headline} — {cited}" if self.headline else cited
+        return f"{text} {self.then.text()}" if self.then is not None else text

@@ -15,9 +15,17 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from planrag.text.korean import get_kiwi
+from planrag.text.korean import get_kiwi, splits_into
 
-__all__ = ["asked_particle", "carries", "gap_particle", "particles_after", "slot_of"]
+__all__ = [
+    "asked_kind",
+    "asked_particle",
+    "carries",
+    "gap_particle",
+    "named_kind",
+    "particles_after",
+    "slot_of",
+]
 
 _QUESTION_WORDS = frozenset({"어디", "누구", "무엇", "뭐"})
 # Case particles a question word's slot is marked by (not 은/는, 도, 만: they mark topic or focus,
@@ -95,3 +103,31 @@ def carries(sentence: str, name: str, particle: str) -> bool:
     """Whether `name`, where the sentence first writes it, is followed by `particle`."""
     at = sentence.find(name)
     return at >= 0 and particles_after(sentence).get(at + len(name)) == particle
+
+
+_KIND_WORDS = frozenset({"어느", "무슨", "어떤"})  # determiners asking which one of a kind
+
+
+@lru_cache(maxsize=256)
+def asked_kind(question: str) -> str | None:
+    """The kind of thing a Korean determiner question word asks which one of: "어느 학교 나왔어?"
+    → 학교, "무슨 상을 받았어?" → 상 (the common noun Kiwi reads right after 어느/무슨/어떤);
+    None without one."""
+    tokens = get_kiwi().tokenize(question)
+    for here, after in zip(tokens, tokens[1:], strict=False):
+        if here.tag == "MM" and here.form in _KIND_WORDS and after.tag == "NNG":
+            return after.form
+    return None
+
+
+def named_kind(term: str, kind: str) -> bool:
+    """Whether a noun is a name of that kind: Korean compounds end in their head noun, and a
+    name of an organisation or a place in its kind ("서울대학교" is a 학교, "한국산업은행" an
+    은행, "이천공장" a 공장), or in a noun the kind begins as Kiwi reads it ("서울대학교" is a
+    대학: 대학교 is 대학 + 교). A kind of one syllable is too short to tell ("상" ends 인상)."""
+    if len(kind) < 2 or len(term) <= len(kind):
+        return False
+    if term.endswith(kind):
+        return True
+    at = term.rfind(kind)
+    return at > 0 and splits_into(term[at:], (kind,))

@@ -324,8 +324,43 @@ def _people(sentence: str) -> list[Span]:
             copula = follows.startswith(("이다", "이며", "이고", "이었", "였", "이가", "이다."))
             if token.tag == "NNP" or _TITLE_AFTER.match(follows) or copula:
                 spans.append(Span(token.start, end, form))
+    spans.extend(_role_holders(get_kiwi().tokenize(sentence)))
     spans.sort(key=lambda s: s.start)
     return [s for i, s in enumerate(spans) if not any(o.text == s.text for o in spans[:i])]
+
+
+# Titles a person holds ("…의 대표는 X이다"); a unit's head is the unit's noun + 장 (지사장,
+# 센터장, 공장장, 연구소장: see `_role`).
+_ROLE_TEXT = "대표 대표이사 사장 회장 총장 소장 팀장 본부장 책임자 창업자 교수 이사 CEO CTO CFO"
+_ROLES = frozenset(_ROLE_TEXT.split())
+_NAME_TAGS = ("NNP", "NNG", "SL")
+
+
+def _role(form: str) -> bool:
+    return form in _ROLES or (form.endswith("장") and form[:-1] in _PLACE_HEADS)
+
+
+def _role_holders(tokens: list[Token]) -> list[Span]:
+    """The name a role is equated with ("싱가포르 지사의 지사장은 림웨이밍이다" → 림웨이밍): a
+    person, whatever its shape (림 is no common family name). Kiwi may glue the copula's 이 to
+    a name it does not know ("오세영이다" → 오세영이 + 이다): it is left out."""
+    spans = []
+    for i in range(len(tokens) - 3):
+        role, particle, name, copula = tokens[i : i + 4]
+        if not (
+            role.tag == "NNG"
+            and _role(role.form)
+            and particle.tag in ("JX", "JKS")
+            and name.tag in _NAME_TAGS
+            and copula.tag == "VCP"
+            and not _role(name.form)
+        ):
+            continue
+        end = name.start + name.len
+        if copula.len == 0 and name.form.endswith("이") and len(name.form) > 2:
+            end -= 1  # "오세영이" + a copula of no length: the name is 오세영
+        spans.append(Span(name.start, end, name.form[: end - name.start]))
+    return spans
 
 
 _ORGANISATION_TEXT = """inc corp corporation company co ltd llc group logistics robotics
@@ -376,11 +411,27 @@ _PLACE_HEADS = frozenset(_PLACE_HEAD_TEXT.split())
 _NAME_PART_TAGS = ("NNG", "NNP", "MAG", "SL", "SN", "XPN", "NR")
 
 
+def _glued_head(token: Token) -> bool:
+    """A noun Kiwi reads whole that ends in a place or organisation noun of two syllables or
+    more, after a name of two or more ("대한물류", "한결대학교"; not "물류", not "본사")."""
+    return (
+        token.tag in ("NNG", "NNP")
+        and bool(_HANGUL_WORD.fullmatch(token.form) or len(token.form) > 4)
+        and any(
+            len(head) >= 2 and len(token.form) >= len(head) + 2 and token.form.endswith(head)
+            for head in _PLACE_HEADS
+        )
+    )
+
+
 def _suffixed_places(sentence: str) -> list[Span]:
     """Runs of glued Kiwi tokens ending in a place or organisation noun, with a name before it."""
     tokens = get_kiwi().tokenize(sentence)
     spans: list[Span] = []
     for i, token in enumerate(tokens):
+        if _glued_head(token):  # "대한물류", one noun to Kiwi: a name ending in its kind
+            spans.append(Span(token.start, token.start + token.len, token.form))
+            continue
         if token.form not in _PLACE_HEADS or token.tag not in ("NNG", "NNP", "NNB", "XSN"):
             continue
         j = i

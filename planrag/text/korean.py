@@ -180,3 +180,23 @@ def splits_into(word: str, parts: tuple[str, ...]) -> bool:
         if any(tuple(forms[i : i + n]) == parts for i in range(len(forms) - n + 1)):
             return True
     return False
+
+
+_SUBJECT_PARTICLES = ("JX", "JKS")  # 은/는, 이/가
+_OPENING_NOUNS = ("NNP", "NNG", "SL", "SN")
+
+
+@lru_cache(maxsize=4096)
+def opening_subject(sentence: str) -> str | None:
+    """The noun a Korean sentence opens with as its topic or subject ("박지은은 서울대학교를
+    졸업했다" → 박지은; "김도윤 대표는 …" → 김도윤): the first noun, when the sentence's
+    opening noun phrase ends in 은/는/이/가. None otherwise ("2017년에 …", "이 보고서는 …")."""
+    tokens = get_kiwi().tokenize(sentence)
+    if not tokens or tokens[0].tag not in _OPENING_NOUNS[:2]:
+        return None
+    for token in tokens[1:]:
+        if token.tag in _SUBJECT_PARTICLES:
+            return tokens[0].form
+        if token.tag not in _OPENING_NOUNS:
+            return None
+    return None
