@@ -107,10 +107,10 @@ def gold_texts(name: str) -> dict[str, list[str]]:
     return {q["id"]: [docs[f][1] for f in q["gold_docs"]] for q in questions}
 
 
-def from_gold(row: dict[str, Any], answer: str, golds: dict[str, list[str]]) -> bool:
+def from_gold(row: dict[str, Any], answer: str, gold_docs: dict[str, list[str]]) -> bool:
     """Whether the answer's first citation is a passage of a gold document (its text inside
     one: shared sets' titles repeat, allganize's many times), else the saved figure."""
-    if row.get("id") not in golds:
+    if row.get("id") not in gold_docs:
         return bool(row["lead_from_gold"])
     cited = re.search(r"\[(\d+)\]", answer)
     passage = next((p for p in row["passages"] if cited and p["n"] == int(cited.group(1))), None)
@@ -118,11 +118,11 @@ def from_gold(row: dict[str, Any], answer: str, golds: dict[str, list[str]]) -> 
         return False
     body = " ".join(passage["content"].split())
     probe = body[len(body) // 3 : len(body) // 3 + 80]
-    return any(probe in " ".join(text.split()) for text in golds[row["id"]])
+    return any(probe in " ".join(text.split()) for text in gold_docs[row["id"]])
 
 
 def replay(
-    rows: list[dict[str, Any]], extractor: Extractor, golds: dict[str, list[str]]
+    rows: list[dict[str, Any]], extractor: Extractor, gold_docs: dict[str, list[str]]
 ) -> list[dict[str, Any]]:
     out = []
     for row in rows:
@@ -138,7 +138,7 @@ def replay(
                 "not_found": not answer,
                 "disagree": False,
                 "length": len(answer),
-                "lead_from_gold": from_gold(row, answer, golds),
+                "lead_from_gold": from_gold(row, answer, gold_docs),
             }
         )
     return out
