@@ -5,6 +5,7 @@ steps to single-hop questions.
     python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
     python -m bench.multistep ko --questions multihop_heldout.jsonl   # the held-out 27
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
+    python -m bench.multistep hotpot24 --data-dir <copy>   # 24 HotpotQA questions never tuned on
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
     the questions the rule planner or the adaptive step may give steps; --reuse FILE: a question
@@ -32,6 +33,7 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.corpus import DEFAULT_DATA_DIR  # noqa: E402
 from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from bench.fusion import open_runtime  # noqa: E402
 from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
@@ -224,10 +226,13 @@ def run_hotpot(
     out: Path,
     gated: bool = False,
     reuse: dict[str, Any] | None = None,
+    name: str = "hotpotqa_200",
 ) -> None:
-    """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
-    data = json.loads(all_datasets()["hotpotqa_200"].read_text())
-    kb = runtime.metadata.get_kb_by_name("set-hotpotqa_200")
+    """The questions whose paragraphs are all in the KB `set-<name>` (hotpotqa_24: the lead's
+    24 questions outside the 200, `hotpotqa_dev_subset/hotpotqa_24.json`)."""
+    path = all_datasets().get(name) or DEFAULT_DATA_DIR / "hotpotqa_dev_subset" / f"{name}.json"
+    data = json.loads(path.read_text())
+    kb = runtime.metadata.get_kb_by_name(f"set-{name}")
     runtime.bm25.index(kb.id)
     docs = runtime.metadata.list_documents(kb.id, [DocumentStatus.completed])
     corpus_id = {d.id: d.filename.removesuffix(".txt") for d in docs}
@@ -267,7 +272,7 @@ def run_singlehop() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["ko", "hotpot", "singlehop"])
+    parser.add_argument("what", choices=["ko", "hotpot", "hotpot24", "singlehop"])
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sides", choices=["both", *SIDES], default="both")
@@ -324,7 +329,8 @@ def main() -> None:
         reuse = None
         if args.reuse is not None:
             reuse = {r["id"]: r for r in json.loads(args.reuse.read_text())["rows"]}
-        run_hotpot(runtime, args.limit, sides, out, args.gated, reuse)
+        name = "hotpotqa_24" if args.what == "hotpot24" else "hotpotqa_200"
+        run_hotpot(runtime, args.limit, sides, out, args.gated, reuse, name)
     finally:
         runtime.close()
 
