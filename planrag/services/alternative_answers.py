@@ -25,9 +25,7 @@ from planrag.text.alternatives import Alternative, alternative
 CHOICE_CONFIDENCE = 0.5
 
 
-def read_alternative(
-    reader: Reader, question: str, passages: Sequence[Passage]
-) -> Reading | None:
+def read_alternative(reader: Reader, question: str, passages: Sequence[Passage]) -> Reading | None:
     """The value the passages say of the question's subject, leading its sentence; None when
     the question is no alternative or no sentence settles it."""
     shape = alternative(question)

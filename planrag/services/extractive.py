@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 from planrag.core.types import CrossFloors, GraphPath
 from planrag.llm.embedders import Embedder
-from planrag.services.answers import Passage
 from planrag.services.alternative_answers import read_alternative
+from planrag.services.answers import Passage
 from planrag.services.comparisons import shaped_reading, subjects_found
 from planrag.services.missing_details import missing_detail
 from planrag.services.passage_text import body_sentences, plain_text

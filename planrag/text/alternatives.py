@@ -2,11 +2,11 @@
 
 "Is City University public or private?", "City University: public or private?", "Was the
 Woolworth Building built in 1913 or in 1930?", "Is Hanbit Robotics based in Seoul or in
-Busan?", "한빛로보틱스는 상장사인가요 비상장사인가요?", "누리봇 S1은 이천 공장에서 생산되나요, 아니면
-평택 공장에서 생산되나요?", "…는 상장사 또는 비상장사인가요?" ask which of two values holds of the
-one subject the rest of the question describes. They are no comparison of two subjects ("Which
-is older, Greyia or Calibanus?": the alternatives are named things, each with its own passage)
-and no yes/no question (the answer is a value, never "Yes").
+Busan?", "한빛로보틱스는 상장사인가요 비상장사인가요?", "누리봇 S1은 이천 공장에서 생산되나요,
+아니면 평택 공장에서 생산되나요?", "…는 상장사 또는 비상장사인가요?" ask which of two
+values holds of the one subject the rest of the question describes. They are no comparison of
+two subjects ("Which is older, Greyia or Calibanus?": the alternatives are named things, each
+with its own passage) and no yes/no question (the answer is a value, never "Yes").
 
 English: the question's last "or" joins two values that close the question (at most two words
 may follow, "a public or a private university?"): lower-case words or numbers, or — in a
@@ -39,7 +39,8 @@ _ARTICLES = frozenset(("a", "an", "the"))
 _REPEATED = frozenset(("a", "an", "the", "in", "at", "on", "by", "from", "to", "for", "of", "as"))
 _TAIL_WORDS = 2  # words a closing value may be followed by: "a public or a private university"
 _NAME_WORDS = 4  # words of a capitalised value: "Los Angeles", "New York City"
-_KO_ASKING = ("누구", "무엇", "뭐", "어디", "언제", "어느", "어떤", "어떻", "몇", "얼마", "왜", "무슨")
+_KO_ASKING = ("누구", "무엇", "뭐", "어디", "언제", "어느", "어떤", "어떻", "몇", "얼마", "왜",
+              "무슨")  # fmt: skip
 _KO_OR = ("아니면", "또는", "혹은", "아님")
 # Interrogative endings; Kiwi tags a clause's ending EC when another clause follows it.
 _KO_ASKING_ENDINGS = ("가요", "나요", "까", "니", "냐", "요", "가", "나")
@@ -150,16 +151,16 @@ def _korean(question: str) -> Alternative | None:
     tokens = get_kiwi().tokenize(question)
     if any(t.form in _KO_ASKING for t in tokens) or not question.rstrip().endswith("?"):
         return None
-    asking = [
-        t for t in tokens if t.tag in ("EF", "EC") and t.form.endswith(_KO_ASKING_ENDINGS)
-    ]
+    asking = [t for t in tokens if t.tag in ("EF", "EC") and t.form.endswith(_KO_ASKING_ENDINGS)]
     if len(asking) >= 2:
         cut = asking[0].start + asking[0].len
         after = next((t for t in tokens if t.start >= cut), None)
         if after is not None and after.start == cut and after.form == "요":  # "…었나" + "요"
             cut += after.len
         return _korean_clauses(question[:cut], question[cut:])
-    joint = next((t for t in tokens if t.form in ("또는", "혹은") and t.tag in ("MAJ", "MAG")), None)
+    joint = next(
+        (t for t in tokens if t.form in ("또는", "혹은") and t.tag in ("MAJ", "MAG")), None
+    )
     if joint is not None and len(asking) == 1:
         before = question[: joint.start].split()
         after = question[joint.start + joint.len :].split()
