@@ -85,6 +85,9 @@ TOPIC_WEIGHT = 0.5
 # are no scoring signal: weighted 1.5 (session 12) they gained 5 leads on the HotpotQA-200 half
 # they were fitted on and lost 2 of 124 held-out questions, pulling the lead to another page of
 # the described class ("Which film …" → another film's defining sentence; session 13).
+# The kind a Korean 어느/무슨 question asks which one of ("어느 학교"): a sentence naming
+# something of that kind ("서울대학교") holds a candidate answer (session 13).
+KIND_WEIGHT = 1.5
 _HEADED = ("person", "place", "thing")
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
@@ -266,8 +269,9 @@ class Reader(ReaderEvidence):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
-        weights = rarity(q.asked, candidates)
         english = float(not is_korean(q.text))
+        kind = set() if english else q.head  # English wh-phrases only guide the second hop
+        weights = rarity(q.asked | kind, candidates)
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
@@ -292,6 +296,7 @@ class Reader(ReaderEvidence):
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
+            f["kind"] = weighted_share(kind, c.terms, weights) if kind else 0.0
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -301,6 +306,7 @@ class Reader(ReaderEvidence):
                 + SIMILARITY_WEIGHT * f["similarity"]
                 + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
                 + VERB_WEIGHT * f["verb"]
+                + KIND_WEIGHT * f["kind"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
