@@ -25,9 +25,11 @@ LANGUAGE_GAP = 0.1
 # English function words the search's stop list (Lucene's, shared with the index) keeps: an
 # auxiliary or an adverb says nothing of what is asked ("What actor … also had a role …"), and
 # counted as a question term it holds the evidence check's share down. As the tokenizer stems.
+# Korean nouns of relative time say when against something else, not what about: "전에 어디서
+# 일했어?" is answered by "이전에는 네이버에서 …", which holds no 전.
 FUNCTION_WORDS = frozenset(
     ("had", "have", "done", "also", "still", "ever", "even", "just", "onc", "thus", "howev",
-     "whose", "whatev", "yet")
+     "whose", "whatev", "yet", "전", "후", "때", "중")
 )  # fmt: skip
 
 
