@@ -47,7 +47,7 @@ class Candidate:
     bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
     across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
-    topic: set[str] = field(default_factory=set)  # terms of the passage's title
+    topic: set[str] = field(default_factory=set)  # the title's (English) and heading's terms
     # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
     # before it, which the pronoun stands for
     referent: set[str] = field(default_factory=set)

@@ -67,9 +67,18 @@ def plain_text(text: str) -> str:
 
 def body_sentences(text: str) -> list[str]:
     """The sentences of the text's non-heading blocks, in order (Kiwi's splitter)."""
-    sentences: list[str] = []
+    return [sentence for sentence, _ in headed_sentences(text)]
+
+
+def headed_sentences(text: str) -> list[tuple[str, str]]:
+    """`body_sentences`, each with the heading it falls under ("" before the first): a FAQ's
+    "What is the brightness of the X200?" says what its answer "The Lumen X200 delivers 2,400
+    ANSI lumens." is about."""
+    sentences: list[tuple[str, str]] = []
+    heading = ""
     for block in plain_blocks(text):
         if block.heading:
+            heading = block.text
             continue
-        sentences.extend(block.text[a:b] for a, b in split_sentences(block.text))
+        sentences.extend((block.text[a:b], heading) for a, b in split_sentences(block.text))
     return sentences
