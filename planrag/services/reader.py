@@ -183,7 +183,7 @@ class Reader(ReaderEvidence):
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
-            context = self.coverage(q.terms, passage) if q.terms else 0.0
+            context = self.coverage(q.terms, passage, q.compounds) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing

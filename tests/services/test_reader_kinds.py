@@ -206,3 +206,13 @@ def test_a_relative_time_word_is_no_evidence_term() -> None:
     assert extractor.relevant("한예린은 전에 어디서 일했어?", _shown(_TEAM, _NOTE))
     reading = extractor.read("한예린은 전에 어디서 일했어?", _shown(_TEAM, _NOTE))
     assert reading.lead is not None and "네이버" in reading.lead.text
+
+
+def test_a_compound_kiwi_splits_in_the_question_is_found_whole() -> None:
+    # Kiwi reads "온콜은" as 온 + 콜 and "온콜 당번은" as 온콜: the page that answers passes the
+    # evidence check and its sentence leads.
+    page = "팀은 매주 화요일 오전 10시에 주간 회의를 한다. 온콜 당번은 일주일 단위로 돌아간다."
+    extractor = Extractor(floor=0.5)
+    assert extractor.relevant("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
+    reading = extractor.read("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
+    assert reading.lead is not None and reading.lead.text.startswith("온콜 당번은")
