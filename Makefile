@@ -14,11 +14,17 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: setup console run test lint format bench clean
+.PHONY: setup environment console run test lint format bench clean
 
 # The last line names the address `make run` serves (HOST and PORT as given to make).
-setup: $(STAMP) $(WEB_STAMP)
+# The Python environment and the web console are built at the same time (-j2): pip mostly waits
+# on one core, so the console's npm ci + Vite build costs no wall time beside it.
+setup:
+	@$(MAKE) --no-print-directory -j2 environment
 	@echo "setup: done. Next: make run (serves http://$(HOST):$(PORT)) or make test"
+
+environment: $(STAMP) $(WEB_STAMP)
+	@:
 
 console: $(WEB_STAMP)
 

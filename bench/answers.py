@@ -14,7 +14,8 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
   subject the documents hold, "says_absent" counting the answers that say so) ask the same KB;
   a file's `split` (tune / heldout) is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
-  never committed), its short answers;
+  never committed), its short answers; `hotpot24`: HotpotQA-24 (same folder, 24 other questions
+  over 226 paragraphs, none in the 200): held out, never tuned on (session 13);
 - `allganize`: allganize RAG-ko 200 (../shared/data/allganize_rag_ko): its file has no reference
   answers, so only false "not found", whether the lead cites the gold passage, and lengths.
 
@@ -64,7 +65,7 @@ ABSENT = (
 UPLOAD_BATCH = 40
 
 
-SHARED_KBS = {"hotpot", "allganize"}
+SHARED_KBS = {"hotpot", "hotpot24", "allganize"}
 
 
 # The question files over our fixture corpus, all asked of one KB ("answers-ko").
@@ -81,6 +82,7 @@ KO_FILES = {
 # The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
 KB_NAMES = {name: "answers-ko" for name in KO_FILES} | {
     "hotpot": "set-hotpotqa_200",
+    "hotpot24": "set-hotpotqa_24",
     "allganize": "set-allganize_rag_ko",
 }
 
@@ -121,9 +123,11 @@ def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[
         return ko_set(name)
     if name == "hotpot":
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json")
+    if name == "hotpot24":
+        return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_24.json")
     if name == "allganize":
         return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json")
-    raise SystemExit(f"unknown set {name!r}: ko, hotpot or allganize")
+    raise SystemExit(f"unknown set {name!r}: ko, hotpot, hotpot24 or allganize")
 
 
 def ensure_kb(

@@ -2,7 +2,7 @@
 classified by cause: for fitting the reader without asking the server again.
 
     python -m bench.answers_replay RUN.json [--set hotpot] [--start 0] [--limit 100] [--classify] \
-        [--floors FLOORS.json]
+        [--floors FLOORS.json] [--no-heads]
 
 Each saved row holds the numbered passages `/ai/v2/ask` gave the answer; this checkout's
 `Extractor` (with e5, as the ask path reads an e5 knowledge base) reads them again with the row's
@@ -11,7 +11,9 @@ own text is `step_execution.py`'s), so figures are close to, not the same as, a 
 server; the ask run (`bench.answers`) is the measure reported. `--floors`: the knowledge bases'
 cross-lingual evidence floors, as the ask path reads them from their calibrations
 (`{"kb name": {"passage": {"hangul>latin": …}, "sentence": {…}}}`); without it the reader's
-absolute floor serves.
+absolute floor serves. `--no-heads`: the reader without an English which/what question's
+wh-phrase (`text/asked_heads.py`: no head weight, no "described lead" rule in the second hop),
+to judge that signal on held-out questions.
 
 `--classify` sorts every question whose lead misses the gold answer by the first cause that fits:
 
@@ -37,7 +39,7 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers import gold_in, lead_of, summarise  # noqa: E402
+from bench.answers import KO_FILES, SHARED, gold_in, lead_of, load_set, summarise  # noqa: E402
 from bench.report import RESULTS_DIR  # noqa: E402
 from planrag.core.types import CrossFloors  # noqa: E402
 from planrag.services.answers import Passage  # noqa: E402
@@ -96,7 +98,32 @@ def cause(row: dict[str, Any], answer: str) -> str:
     return "second hop"
 
 
-def replay(rows: list[dict[str, Any]], extractor: Extractor) -> list[dict[str, Any]]:
+def gold_texts(name: str) -> dict[str, list[str]]:
+    """{question id: its gold documents' texts} of a shared set (empty for our fixtures, whose
+    rows keep the saved figure)."""
+    if name in KO_FILES:
+        return {}
+    docs, questions = load_set(name, SHARED)
+    return {q["id"]: [docs[f][1] for f in q["gold_docs"]] for q in questions}
+
+
+def from_gold(row: dict[str, Any], answer: str, gold_docs: dict[str, list[str]]) -> bool:
+    """Whether the answer's first citation is a passage of a gold document (its text inside
+    one: shared sets' titles repeat, allganize's many times), else the saved figure."""
+    if row.get("id") not in gold_docs:
+        return bool(row["lead_from_gold"])
+    cited = re.search(r"\[(\d+)\]", answer)
+    passage = next((p for p in row["passages"] if cited and p["n"] == int(cited.group(1))), None)
+    if passage is None:
+        return False
+    body = " ".join(passage["content"].split())
+    probe = body[len(body) // 3 : len(body) // 3 + 80]
+    return any(probe in " ".join(text.split()) for text in gold_docs[row["id"]])
+
+
+def replay(
+    rows: list[dict[str, Any]], extractor: Extractor, gold_docs: dict[str, list[str]]
+) -> list[dict[str, Any]]:
     out = []
     for row in rows:
         passages = [Passage.model_validate(p) for p in row["passages"]]
@@ -111,7 +138,7 @@ def replay(rows: list[dict[str, Any]], extractor: Extractor) -> list[dict[str, A
                 "not_found": not answer,
                 "disagree": False,
                 "length": len(answer),
-                "lead_from_gold": row["lead_from_gold"],
+                "lead_from_gold": from_gold(row, answer, gold_docs),
             }
         )
     return out
@@ -127,7 +154,12 @@ def main() -> None:
     parser.add_argument("--saved", action="store_true", help="classify the saved answers")
     parser.add_argument("--show", action="store_true", help="print every miss")
     parser.add_argument("--floors", type=Path, help="the KBs' evidence floors (JSON)")
+    parser.add_argument("--no-heads", action="store_true", help="read without wh-phrases")
     args = parser.parse_args()
+    if args.no_heads:
+        import planrag.services.reader as reader_module
+
+        reader_module.asked_head = lambda question: None  # type: ignore[assignment]
     rows = json.loads(args.run.read_text())["sets"][args.set]["rows"]
     rows = rows[args.start : args.start + args.limit]
     if not args.saved:
@@ -141,7 +173,7 @@ def main() -> None:
             else None
         )
         extractor = Extractor((), 0.5, embedder, cross_floors=floors)  # type: ignore[arg-type]
-        rows = replay(rows, extractor)
+        rows = replay(rows, extractor, gold_texts(args.set))
         embedder.save()
     print(json.dumps(summarise(rows), ensure_ascii=False))
     if args.classify:

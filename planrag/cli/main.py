@@ -94,13 +94,8 @@ def serve(
     `--workers N` over shared stores (see README, "Running in production")."""
     import os
 
-    import uvicorn
-
-    from planrag.app.http_protocol import LenientH11Protocol
-    from planrag.app.main import create_app
     from planrag.cli.discovery import announce, read_record
     from planrag.core.settings import get_settings
-    from planrag.core.telemetry import configure_logging
 
     if no_worker:  # read by every API process's settings (uvicorn workers re-import the app)
         os.environ["PLANRAG_INGEST__SERVE_WORKER"] = "false"
@@ -118,10 +113,22 @@ def serve(
             f"a planrag server (pid {running.pid}) already serves {config.data_dir.resolve()} "
             f"at {running.url}: stop it, or set PLANRAG_DATA_DIR to another folder"
         )
+    # Imported once the configuration is known to be usable (a refused one answers in a second):
+    # the app's modules (~7 CPU s) only for one process; with --workers N the supervisor only
+    # spawns, and each worker process imports the app by name.
+    import uvicorn
+
+    from planrag.app.http_protocol import LenientH11Protocol
+    from planrag.core.telemetry import configure_logging
+
     configure_logging(config.log_level, config.log_format)
     # Configuration errors (e.g. auth without a secret) surface here, in one line, before
     # anything listens.
-    application = create_app(config) if workers == 1 else None
+    application = None
+    if workers == 1:
+        from planrag.app.main import create_app
+
+        application = create_app(config)
     host, port = host or config.server.host, port or config.server.port
     # Other `planrag` commands find this server through the data dir and go through its API.
     with announce(config.data_dir, host, port):

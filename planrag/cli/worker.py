@@ -22,17 +22,18 @@ def worker(
     Needs the shared stores of a multi-process deployment: PLANRAG_INGEST__QUEUE=database, a
     Milvus server (PLANRAG_MILVUS__URI) and PostgreSQL (PLANRAG_DB__URL / PLANRAG_PG__URL)."""
     from planrag.core.settings import get_settings
-    from planrag.core.telemetry import configure_logging
-    from planrag.runtime import Runtime
-    from planrag.services.workers import IndexingWorker
 
     settings = get_settings()
     problems = settings.multi_process_problems()
-    if problems:
+    if problems:  # said before the stores' and models' modules load (~5 CPU s)
         console.print(
             "[red]error:[/red] a worker process needs shared stores; set " + "; ".join(problems)
         )
         raise typer.Exit(2)
+    from planrag.core.telemetry import configure_logging
+    from planrag.runtime import Runtime
+    from planrag.services.workers import IndexingWorker
+
     configure_logging(settings.log_level, settings.log_format)
     runtime = Runtime.open(settings)
     queue = runtime.ingestion.queue

@@ -9,6 +9,10 @@ add something the first search's passages lack.
   entity's own page adds, whose own pages are not among the hits, are looked up by name in one
   search and their own pages join the merged passages — unless one passage already holds every
   content word of the question (the answer is there: nothing to add).
+- **An alternative question** ("… a university that is public or private?", `text/
+  alternatives.py`): the sentence best matching the rest of the question (what the value is
+  said of) answers it when it holds one of the values; otherwise the names that sentence adds
+  are looked up (a KB of entity pages), else its name is searched with the two values.
 - **A question shaped like a chain** (any KB): its passages miss a few of the question's content
   words, searched with the bridge the reader names (session 8's rule).
 
@@ -29,6 +33,7 @@ from planrag.services.ask_events import SearchStages, StepAnswer
 from planrag.services.passage_text import body_sentences
 from planrag.services.step_execution import StepResult, step_result
 from planrag.services.step_reader import MAX_ANSWER_CHARS, StepReader, added_names
+from planrag.text.alternatives import Alternative, alternative
 from planrag.text.entities import find_mentions, normalize, without_qualifier
 from planrag.text.question_shapes import comparison, shared, yes_no
 from planrag.text.step_types import PERSON, expected_type
@@ -220,6 +225,9 @@ def plan_adaptive(
     if not passages:
         return None
     hops = first_hops(question, passages)
+    choice = alternative(question)
+    if choice is not None:  # "… a university that is public or private?"
+        return _alternative_step(question, choice, reader, plan, found, bool(hops), started)
     named = subjects(question)
     if named:  # a comparison or a verdict: its subjects' passages are its evidence
         missing = [n for n in named if not subject_present(reader, n, passages)]
@@ -292,3 +300,46 @@ def _answer_page(
     first_step = PlanStep(id="s1", query=plan.query or question)
     first = step_result(first_step, first_step.query, plan, passages, stages, None, started)
     return Adaptive(first_step, first, AdaptiveStep(lookup_step([answer.text]), lookup=True))
+
+
+def _alternative_step(
+    question: str,
+    choice: Alternative,
+    reader: StepReader,
+    plan: SearchPlan,
+    found: tuple[list[Passage], SearchStages],
+    entity_pages: bool,
+    started: float,
+) -> Adaptive | None:
+    """A choice between two values of one subject the question describes: no step when the
+    sentence about the subject holds a value ("City University is an accredited private
+    university"); else that sentence is the bridge ("… Professor A. Selvanathan, who served …
+    as Professor of Southern Cross University"): the names it adds are the subject's
+    candidates, looked up for their own pages, or its name searched with the values."""
+    passages, stages = found
+    answer = reader.read(choice.rest, passages, bridge=True)
+    if answer is None or holds_value(reader, choice, answer.sentence):
+        return None
+    first_step = PlanStep(id="s1", query=plan.query or question)
+    first = step_result(first_step, first_step.query, plan, passages, stages, answer, started)
+    if not entity_pages and not any(described_page(p) for p in passages[:ENTITY_PAGE_DEPTH]):
+        query = f"{{{{s1.answer}}}} {' '.join(choice.values)}"[:500]
+        return Adaptive(first_step, first, AdaptiveStep(PlanStep(id="s2", query=query), False))
+    names = [answer.text, *added_names(choice.rest, answer.sentence)]
+    missing = [
+        n
+        for n in dict.fromkeys(names)
+        if len(n) >= 3 and not any(own_passage(n, p) for p in passages)
+    ][:LOOKUP_CANDIDATES]
+    if not missing:
+        return None
+    return Adaptive(first_step, first, AdaptiveStep(lookup_step(missing), lookup=True))
+
+
+def holds_value(reader: StepReader, choice: Alternative, sentence: str) -> bool:
+    """The sentence says one of the alternative's values (all of its words; a number as
+    written: "2015년")."""
+    held = reader.terms(sentence)
+    return any(
+        ((terms := reader.terms(v)) and terms <= held) or v in sentence for v in choice.values
+    )

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from planrag.core.types import CrossFloors, GraphPath
 from planrag.llm.embedders import Embedder
+from planrag.services.alternative_answers import read_alternative
 from planrag.services.answers import Passage
 from planrag.services.comparisons import shaped_reading, subjects_found
 from planrag.services.missing_details import missing_detail
@@ -75,6 +76,10 @@ class Extractor:
             and subjects_found(self.reader, question, passages)
         ):
             return self.reader.read(question, passages, check=False, search_text=search_text)
+        if reading.lead is not None:  # "… public or private?": the value the evidence says
+            chosen = read_alternative(self.reader, question, passages)
+            if chosen is not None:
+                return chosen
         reading = second_hop(self.reader, question, passages, reading) or reading
         if reading.lead is not None and self._floor > 0:
             missing = missing_detail(self.reader, question, passages, reading.passage)

@@ -32,6 +32,10 @@ FIRST_HOPS = 3  # first-hop sentences tried, best first
 REST_MIN = 0.3  # share of the words the first hop lacks the second sentence (half) and its
 # passage (half) must hold
 GAIN_MIN = 0.1  # how much more of the question the pair must hold than the ordinary lead
+# Words asking for the answer's form, not its content ("What type of television show …", "the
+# title of the memoir"): the second sentence states the answer without them ("… is a 2015
+# mystery-drama television series"), so they are not what it must add to the first hop.
+FORM_WORDS = "type kind sort title"
 
 
 @dataclass
@@ -66,14 +70,20 @@ def second_hop(
     weights = reader.term_weights(q.asked, all_terms)
     lead_terms = reader.sentence_terms([reading.lead.text], q.compounds, content=True)[0]
     lead_share = _share(q.asked, lead_terms, weights)
+    # A lead from a passage naming none of the question's names ("Turkish people …" for "the
+    # ethnic group which Torstein Ellingsen was its drummer") matches the asked words only:
+    # it is no reading of the question to keep against a pair whose first hop names them.
+    if reading.passage is not None and not _names_any(reader, q, reading.passage):
+        lead_share = 0.0
     # The lead holds what a which/what question describes its answer with ("Which Victorian
     # poet …" → "…, born Charlotte Carnegie, was a Victorian poet …"): it is the answer, not a
     # first hop, unless the second sentence holds that description too.
     described = bool(q.head) and q.head <= lead_terms
     by_n = {p.n: p for p in pool}
     best: _Hop | None = None
+    form = reader.terms(FORM_WORDS)
     for first in _first_hops(q, read, titles, weights):
-        rest = q.asked - first.terms - titles[first.n]
+        rest = q.asked - first.terms - titles[first.n] - form
         if not rest:
             continue
         for n in _bridged(reader, q, first, pool, titles):
@@ -187,6 +197,12 @@ def _bridged(
         if any(k in opening for k in names):
             found.append(p.n)
     return found
+
+
+def _names_any(reader: Reader, q: ReadQuestion, passage: Passage) -> bool:
+    """Whether the passage (title and text) holds one of the question's names."""
+    held = reader.terms(f"{passage.title or ''} {passage.content}")
+    return any(e <= held for e in q.entities)
 
 
 def _share(terms: set[str], held: set[str], weights: dict[str, float]) -> float:

@@ -7,6 +7,8 @@
   alternative the passages tie to the question's other words wins).
 - `is_bridge(question)`: the question describes what it asks about through another name ("the
   university where X was a professor", "X's brother"; English only).
+- Neither is an alternative question ("Is X public or private?", "…인가요 …인가요?",
+  `text/alternatives.py`): a choice between two values of one subject.
 - `yes_no(question)`: "Are A and B both …?", "Were A and B from the same country?", "누리봇 S1과
   S2 모두 이천 공장에서 생산되나요?", "…는 500kg인가요?" → the named subjects (one or two),
   whether a shared attribute is asked ("same"/"같은"), and a value the question states.
@@ -21,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from planrag.text.alternatives import EN_AUXILIARY as _EN_AUXILIARY
+from planrag.text.alternatives import alternative
 from planrag.text.korean import get_kiwi
 
 Compared = Literal["date", "number"]
@@ -81,7 +85,10 @@ _KO_JOINING = ("와", "과", "랑", "이랑", "하고")
 
 
 def comparison(question: str) -> Comparison | None:
-    """The question's alternatives and what is compared; None for any other question."""
+    """The question's alternatives and what is compared; None for any other question (an
+    alternative question, "Is X public or private?", chooses a value, not a subject)."""
+    if alternative(question) is not None:
+        return None
     pair = _english_pair(question) or _korean_pair(question)
     if pair is None:
         return None
@@ -156,9 +163,6 @@ def _clean(name: str) -> str:
 # ------------------------------------------------------------------ yes / no
 
 
-_EN_AUXILIARY = re.compile(
-    r"^\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I
-)
 _EN_SAME = re.compile(r"\b(?:same|both from|in common)\b", re.I)
 _KO_SAME = re.compile(r"같은|동일한|같나|같습니까|같아")
 # Question words: a question holding one asks for something, not a verdict.
@@ -180,8 +184,9 @@ _CONNECTOR = {"of", "the", "v.", "vs.", "de", "von", "van", "and", "from", "for"
 
 
 def yes_no(question: str) -> YesNo | None:
-    """The verdict a question asks for, with its subjects; None for any other question."""
-    if comparison(question) is not None:
+    """The verdict a question asks for, with its subjects; None for any other question (an
+    alternative question, "상장사인가요 비상장사인가요?", is answered by a value, not yes/no)."""
+    if comparison(question) is not None or alternative(question) is not None:
         return None
     if _EN_AUXILIARY.search(question):
         subjects = _english_subjects(question)

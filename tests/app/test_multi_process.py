@@ -183,14 +183,21 @@ def test_several_processes_on_embedded_stores_are_refused(
 ) -> None:
     env = {**os.environ, "PLANRAG_DATA_DIR": str(tmp_path / "data")}
     done = subprocess.run(
-        [sys.executable, "-m", "planrag.cli.main", *command],
+        [sys.executable, "-X", "importtime", "-m", "planrag.cli.main", *command],
         env=env,
         capture_output=True,
         timeout=120,
     )
     assert done.returncode == 2
-    message = done.stderr.decode()
+    lines = done.stderr.decode().splitlines()
+    message = "\n".join(line for line in lines if not line.startswith("import time:"))
     for setting in ("PLANRAG_INGEST__QUEUE", "PLANRAG_MILVUS__URI", "PLANRAG_DB__URL"):
         assert setting in message
     assert "Traceback" not in message
     assert not (tmp_path / "data").exists()
+    # said before the stores, models and app are loaded: a refused command answers at once
+    imported = {
+        line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")
+    }
+    assert "planrag.core.settings" in imported
+    assert not imported & {"planrag.runtime", "planrag.app.main", "torch"}

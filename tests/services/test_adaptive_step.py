@@ -8,6 +8,7 @@ words). Invented texts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from planrag.planner.schema import PlanStep, SearchPlan
 from planrag.services.adaptive_steps import (
@@ -293,3 +294,42 @@ def test_a_covered_who_question_looks_its_person_up() -> None:
     assert not own_passage("Ben Ardley", passage(1, "Benjamin Arden\n\nAn actor."))
     when = "When were the plaster casts Paul Orme made thought critical pieces of evidence?"
     assert adapt(when, [freeman + " He made them in 1982.", OTHER], reader) is None
+
+
+HARBOR = (
+    "Harbor Bay University\n\nHarbor Bay University is an accredited private university in "
+    "Westport. It was founded by scholars of public universities. Its head of research is "
+    "Professor Ana Reyes, who served as Professor of Lindell University."
+)
+
+
+def test_an_alternative_answered_by_its_subjects_sentence_gets_no_step() -> None:
+    reader = CountingReader()
+    assert adapt("Is Harbor Bay University public or private?", [HARBOR, OTHER], reader) is None
+    assert adapt("Harbor Bay University: public or private?", [HARBOR, OTHER], reader) is None
+
+
+def test_an_alternative_follows_the_subjects_sentence_to_the_page_it_names() -> None:
+    """ "public or private" is no comparison of two subjects: the sentence about the question's
+    person says no value, and names the university whose own page does — though one page
+    holds every word of the question ("public" and "private" in two other sentences)."""
+    question = "Ana Reyes is a professor at a university that is public or private?"
+    adaptive = adapt(question, [HARBOR, OTHER], StepReader(), shaped=True)
+    assert adaptive is not None and adaptive.second.lookup
+    assert "Lindell University" in adaptive.second.step.query.split("; ")
+    assert adaptive.first.record.answer is not None
+    assert "Ana Reyes" in adaptive.first.record.answer.sentence
+
+
+def test_an_alternative_on_a_kb_without_entity_pages_searches_the_bridge_with_the_values() -> None:
+    question = "한빛로보틱스에 투자한 회사는 상장사인가요 비상장사인가요?"
+    doc = (Path(__file__).resolve().parents[1] / "fixtures/ko_company/investment.md").read_text()
+    adaptive = adapt(question, [doc], StepReader(), shaped=True)
+    assert adaptive is not None and not adaptive.second.lookup
+    assert adaptive.second.step.query == "{{s1.answer}} 상장사 비상장사"
+    assert adaptive.first.record.answer is not None
+    assert adaptive.first.record.answer.text in ("동해캐피털", "푸른벤처스")
+    # a Korean alternative the sentence answers: no step ("대전에" is in the sentence)
+    company = Path(__file__).resolve().parents[1] / "fixtures/ko_company/hanbit_company.md"
+    asked = "한빛로보틱스 본사는 대전에 있나요 서울에 있나요?"
+    assert adapt(asked, [company.read_text()], StepReader(), shaped=True) is None

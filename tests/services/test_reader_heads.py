@@ -1,8 +1,7 @@
-"""What an English which/what question describes its answer with (its wh-phrase): the sentence
-holding that description is the candidate answer ("… was a Dutch merchant and shipowner …"),
-not the one repeating the words about what the answer relates to ("… is a historic mill located
-at Ostend …"); and a lead holding it is not replaced by a second hop that does not. Invented
-texts."""
+"""What an English which/what question describes its answer with (its wh-phrase): a lead
+holding that description is not replaced by a second hop that does not; and, since session 13,
+the description is no scoring signal of its own (it drew leads to other pages of the described
+class on held-out questions). Invented texts."""
 
 from __future__ import annotations
 
@@ -34,30 +33,26 @@ def test_the_words_a_question_describes_its_answer_with() -> None:
     assert asked_head("Where did Ada Brink play football?") is None
 
 
-MILL = passage(
+SERIES = passage(
     1,
-    "The Grain House, also known as Voss Mill, is a historic mill located at Ostend, Ridder "
-    "County, Delmar. It was built in 1790 by the miller Jan Voss. The mill was visited by "
-    "Pieter de Kalve during his journey north.",
-    "The Grain House",
+    'Steel Harbor is a 2002 action film directed by Lin Kwok. It follows "Iron Harbor" (1997) '
+    'in the "Harbor" series.',
+    "Steel Harbor",
 )
-PAINTER = passage(
+OTHER_FILM = passage(
     2,
-    "Pieter de Kalve (1601 – 1660) was a Dutch merchant and shipowner who worked in Leiden. He "
-    "is best known for his trade with Danzig.",
-    "Pieter de Kalve",
+    'Harbor Lights 3 is a 1994 comedy film and the third and final film of the "Harbor Lights" '
+    "series of films.",
+    "Harbor Lights 3",
 )
 
 
-def test_the_sentence_holding_the_described_answer_leads() -> None:
-    """The mill's defining sentence repeats the question's words about the mill (located,
-    Ostend, Ridder County, historic) and led; the painter is what the question describes."""
-    question = (
-        "Which Dutch merchant and shipowner who worked in Leiden visited this historic mill "
-        "located at Ostend, Ridder County, known as The Grain House?"
-    )
-    reading = Reader().read(question, [MILL, PAINTER])
-    assert reading.lead is not None and "Pieter de Kalve" in reading.lead.text
+def test_the_asked_class_does_not_pull_the_lead_to_another_page_of_that_class() -> None:
+    """Session 12 weighted a sentence holding the wh-phrase's words ("film") by 1.5; held out
+    it drew the lead to another film's defining sentence (session 13: dropped as a signal)."""
+    question = 'Which film does "Steel Harbor" follow in the "Harbor" series?'
+    reading = Reader().read(question, [SERIES, OTHER_FILM])
+    assert reading.lead is not None and "Iron Harbor" in reading.lead.text, reading.lead
 
 
 CASTLE = passage(
