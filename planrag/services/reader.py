@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage, is_korean
-from planrag.services.passage_text import body_sentences
+from planrag.services.passage_text import headed_sentences
 from planrag.services.reader_evidence import READ_PASSAGES, ReaderEvidence
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
@@ -73,9 +73,9 @@ BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop
 AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
 SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
-# An asked term its passage's title holds counts this much for a sentence that does not name it
-# (English): every sentence of "Safety audit of the Icheon plant" is about the audit, so the
-# one holding "found" is not outdone by the one repeating "safety audit".
+# An asked term its passage's title (English) or its section's heading holds counts this much for
+# a sentence that does not name it: every sentence of "Safety audit of the Icheon plant" is about
+# the audit, so the one holding "found" is not outdone by the one repeating "safety audit".
 # The verb a "What did X find?" question ends in is what it asks: a sentence stating it.
 VERB_WEIGHT = 1.0
 TOPIC_WEIGHT = 0.5
@@ -181,18 +181,22 @@ class Reader(ReaderEvidence):
 
     def _candidates(self, q: ReadQuestion, passages: list[Passage]) -> list[Candidate]:
         seen: set[str] = set()
+        english = not is_korean(q.text)  # an English passage's title is its topic
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
-            context = self.coverage(q.terms, passage) if q.terms else 0.0
+            context = self.coverage(q.terms, passage, q.compounds) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
-            topic = self.terms(passage.title or "")
-            sentences = body_sentences(passage.content)
+            title = self.terms(passage.title or "") if english else set()
+            headed = headed_sentences(passage.content)
+            sentences = [sentence for sentence, _ in headed]
             term_lists = self.sentence_terms(sentences, q.compounds)
+            headings = {h: self.terms(h) for h in {h for _, h in headed if h}}
             before: set[str] = set()
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
+                topic = title | headings.get(headed[position][1], set())
                 referent = set(before) if _PRONOUN.match(sentence) else set()
                 before = terms
                 own = model_codes(sentence)
@@ -245,13 +249,12 @@ class Reader(ReaderEvidence):
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
         weights = rarity(q.asked, candidates)
-        english = float(not is_korean(q.text))
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
             f["lexical"] = max(
-                weighted_share(q.asked, c.terms, weights, c.topic, TOPIC_WEIGHT * english),
+                weighted_share(q.asked, c.terms, weights, c.topic, TOPIC_WEIGHT),
                 c.across,
             )
             f["context"] = max(c.context, c.across)
