@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from planrag.services.adaptive_steps import heading
 from planrag.services.answers import Passage
 from planrag.services.passage_text import body_sentences
 from planrag.services.reader import Reader
@@ -73,15 +72,7 @@ def _bridged(
     best = [s for h, s in held if h == most]
     if most == 0 or any(_said(reader, shape, s) for s in best):
         return set()
-    return {p.n for p in passages if any(n in s for n in _names(p) for s in best)}
-
-
-def _names(passage: Passage) -> list[str]:
-    """What a passage is titled: its title (a file name loses its extension) and its heading
-    line (an entity page's name: "Kestrel College")."""
-    title = (passage.title or "").rsplit(".", 1)[0] if "." in (passage.title or "") else ""
-    names = [passage.title or "", title, heading(passage)]
-    return [n for n in names if len(n) >= 3]
+    return {p.n for p in passages if p.title and any(p.title in s for s in best)}
 
 
 def _said(reader: Reader, shape: Alternative, sentence: str) -> list[str]:

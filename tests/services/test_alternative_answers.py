@@ -106,6 +106,3 @@ def test_the_subjects_tied_sentences_all_lead_to_the_page_they_name() -> None:
     ]  # fmt: skip
     question = "Ruth Okafor taught at a college that is public or private?"
     assert Extractor().answer(question, pages, None).startswith("private — Fenwick College")
-    # titled by their file names, as an upload titles them: the heading line names the page
-    files = [p.model_copy(update={"title": f"page{p.n}.txt"}) for p in pages]
-    assert Extractor().answer(question, files, None).startswith("private — Fenwick College")
