@@ -62,17 +62,18 @@ def read_alternative(reader: Reader, question: str, passages: Sequence[Passage])
 def _bridged(
     reader: Reader, shape: Alternative, subject: set[str], passages: Sequence[Passage]
 ) -> set[int]:
-    """The passages whose titles the subject's best sentences name (every sentence sharing
-    the most words with the subject: "Marlow Vance (born …) is an American novelist" and "…
-    he taught creative writing at Kestrel College" tie), when none of them says a value."""
-    held = [
-        (len(subject & reader.terms(s)), s) for p in passages for s in body_sentences(p.content)
-    ]
-    most = max((h for h, _ in held), default=0)
-    best = [s for h, s in held if h == most]
-    if most == 0 or any(_said(reader, shape, s) for s in best):
+    """The passages whose titles the subject's best sentence names, when it says no value."""
+    best = max(
+        (
+            (len(subject & reader.terms(s)), -rank, s)
+            for rank, p in enumerate(passages)
+            for s in body_sentences(p.content)
+        ),
+        default=None,
+    )
+    if best is None or best[0] == 0 or _said(reader, shape, best[2]):
         return set()
-    return {p.n for p in passages if p.title and any(p.title in s for s in best)}
+    return {p.n for p in passages if p.title and p.title in best[2]}
 
 
 def _said(reader: Reader, shape: Alternative, sentence: str) -> list[str]:

@@ -90,19 +90,3 @@ def test_no_value_without_a_sentence_about_the_subject_or_when_both_are_said() -
     assert read_alternative(reader, "Is Harbor Bay University public or private?", both) is None
     # not an alternative question: nothing to choose
     assert read_alternative(reader, "Who heads research at Harbor Bay University?", pages()) is None
-
-
-def test_the_subjects_tied_sentences_all_lead_to_the_page_they_name() -> None:
-    """The person's page opens with who they are and says where they taught in a later
-    sentence sharing as many of the question's words: the school it names answers, not a
-    school of the other value ranked higher."""
-    pages = [
-        passage(1, "Orchard Vale College\n\nOrchard Vale College is a public college in Dunley.",
-                "Orchard Vale College"),
-        passage(2, "Ruth Okafor\n\nRuth Okafor (born 1957) is a Nigerian poet. From 1990 she "
-                "taught poetry at Fenwick College.", "Ruth Okafor"),
-        passage(3, "Fenwick College\n\nFenwick College is a private college in Marsh End.",
-                "Fenwick College"),
-    ]  # fmt: skip
-    question = "Ruth Okafor taught at a college that is public or private?"
-    assert Extractor().answer(question, pages, None).startswith("private — Fenwick College")
