@@ -26,6 +26,10 @@ _CUTS: tuple[tuple[re.Pattern[str], bool], ...] = (
 )
 # A window looks for a good cut in its last fifth before cutting hard at its size limit.
 _CUT_ZONE = 0.2
+# Where a sentence starts: after a sentence end and a space, or after a line break.
+_SENTENCE_START = re.compile(
+    r"(?:[.!?\u3002\uff01\uff1f\u2026][\"'\u201d\u2019)\]]*\s+|\n\s*)(?=\S)"
+)
 
 
 def count_tokens(text: str) -> int:
@@ -59,21 +63,39 @@ class Ruler:
         """Where a window overlapping the last `amount` units of text[start:end] starts.
 
         Returns `start` when text[start:end] is not longer than `amount` (no overlap possible).
-        Character overlaps are moved forward to a word start when one lies inside the overlap.
+        The overlap starts at a sentence start: the first inside the overlap, else the last
+        within twice the overlap (a whole last sentence longer than the overlap, so no window
+        opens mid-sentence: "projectors are designed …" of "Lumen projectors are designed …"),
+        else at a word start (characters) or a token (tokens).
         """
         if self.unit == "tokens":
             starts = [m.start() for m in TOKEN_PATTERN.finditer(self.text, start, end)]
-            return starts[-amount] if len(starts) > amount else start
-        back = end - amount
-        if back <= start:
-            return start
-        if not self.text[back - 1].isspace():
-            space = self.text.find(" ", back, end)
-            newline = self.text.find("\n", back, end)
-            found = [p for p in (space, newline) if p != -1]
-            if found:
-                back = skip_space(self.text, min(found), end)
-        return back
+            if len(starts) <= amount:
+                return start
+            back, reach = starts[-amount], starts[-min(2 * amount, len(starts) - 1)]
+        else:
+            back = end - amount
+            if back <= start:
+                return start
+            reach = max(end - 2 * amount, start + 1)
+            if not self.text[back - 1].isspace():
+                space = self.text.find(" ", back, end)
+                newline = self.text.find("\n", back, end)
+                found = [p for p in (space, newline) if p != -1]
+                if found:
+                    back = skip_space(self.text, min(found), end)
+        return _sentence_start(self.text, reach, back, end) or back
+
+
+def _sentence_start(text: str, reach: int, back: int, end: int) -> int | None:
+    """The first sentence start in [back, end), else the last in [reach, back); None if none."""
+    starts = [m.end() for m in _SENTENCE_START.finditer(text, max(reach - 8, 0), end)]
+    starts = [p for p in starts if reach <= p < end]
+    inside = [p for p in starts if p >= back]
+    if inside:
+        return inside[0]
+    before = [p for p in starts if p < back]
+    return before[-1] if before else None
 
 
 def split_windows(

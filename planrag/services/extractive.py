@@ -25,6 +25,7 @@ from planrag.services.second_hop import second_hop
 from planrag.services.summaries import summarize
 from planrag.text.answer_types import answer_type
 from planrag.text.joined_questions import JoinedQuestions, joined_questions
+from planrag.text.korean import particle_for
 
 __all__ = ["Extractor", "plain_text"]
 
@@ -96,13 +97,14 @@ class Extractor:
     def _read_both(self, joined: JoinedQuestions, passages: list[Passage]) -> Reading | None:
         """The first part's reading, then the second's, each cited; the second part asked
         about the first's answer when the first asks who ("누리테크 대표는 누구고 전에 어디서
-        일했어?" → "이서준 누리테크 대표는 전에 어디서 일했어?"). None when the first part
-        finds nothing (the whole question is read instead)."""
+        일했어?" → "이서준은 전에 어디서 일했어?"). None when the first part finds nothing
+        (the whole question is read instead)."""
         first = self.read(joined.first, passages)
         if first.lead is None:
             return None
         who = first.headline or first.span if joined.asks_who else None
-        second = self.read(f"{who} {joined.second}" if who else joined.second, passages)
+        asked = f"{who}{particle_for(who, '는')} {joined.rest}" if who else joined.second
+        second = self.read(asked, passages)
         shown = {s.text for s in [first.lead, *first.support]}
         if second.lead is not None and second.lead.text not in shown:
             first.support = [s for s in first.support if s.text != second.lead.text]

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planrag.services.answers import Passage, is_korean
-from planrag.services.passage_text import body_sentences, plain_text
+from planrag.services.passage_text import headed_sentences, plain_text
 from planrag.services.reader import Reader
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi, particle_for
@@ -171,9 +171,12 @@ def _english(reader: Reader, question: str, passages: list[Passage]) -> Missing 
 
 
 def _stated_together(reader: Reader, asked: set[str], passages: list[Passage]) -> bool:
-    """Whether one sentence, with its neighbours, holds all the asked words."""
+    """Whether one sentence, with its neighbours and the heading it falls under, holds all the
+    asked words (a FAQ's "How long does the lamp last?" states it with the answer below it)."""
     for passage in passages:
-        sentences = body_sentences(passage.content)
+        sentences = [
+            f"{heading}\n{sentence}" for sentence, heading in headed_sentences(passage.content)
+        ]
         held = reader.held(asked, sentences) if sentences else []
         for i in range(len(held)):
             window = set().union(*held[max(0, i - WINDOW) : i + WINDOW + 1])

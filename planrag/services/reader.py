@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from planrag.llm.embedders import Embedder
 from planrag.services.answers import Passage, is_korean
-from planrag.services.passage_text import body_sentences
+from planrag.services.passage_text import headed_sentences
 from planrag.services.reader_evidence import READ_PASSAGES, ReaderEvidence
 from planrag.services.reader_signals import (
     ANSWER_BUDGET,
@@ -74,9 +74,9 @@ BRIDGED_ENTITIES = 0.5  # and naming the question's names there is the first hop
 AGENT_MATCH = 0.5  # an organisation answering "누가 …했": it can, a person more often does
 SLOT_FILLED = 0.5  # a Korean answer span carrying the question word's particle (`answer_slots`)
 NEW_NAME = 0.5  # an English what/which question: the sentence names something new
-# An asked term its passage's title holds counts this much for a sentence that does not name it
-# (English): every sentence of "Safety audit of the Icheon plant" is about the audit, so the
-# one holding "found" is not outdone by the one repeating "safety audit".
+# An asked term its passage's title (English) or its section's heading holds counts this much for
+# a sentence that does not name it: every sentence of "Safety audit of the Icheon plant" is about
+# the audit, so the one holding "found" is not outdone by the one repeating "safety audit".
 # The verb a "What did X find?" question ends in is what it asks: a sentence stating it.
 VERB_WEIGHT = 1.0
 TOPIC_WEIGHT = 0.5
@@ -96,7 +96,7 @@ BLIND = 0.5
 # A Korean sentence going on about the topic of the sentence before it (both open with it)
 # holds that sentence's words this much: "박지은은 … CTO이다. 박지은은 서울대학교를
 # 졸업했고 …" is the CTO's school, though it names neither CTO nor 학교.
-CONTINUED = 0.5
+CONTINUED = TOPIC_WEIGHT
 
 
 class Reader(ReaderEvidence):
@@ -197,24 +197,28 @@ class Reader(ReaderEvidence):
 
     def _candidates(self, q: ReadQuestion, passages: list[Passage]) -> list[Candidate]:
         seen: set[str] = set()
+        english = not is_korean(q.text)  # an English passage's title is its topic
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         korean = is_korean(q.text)
         for rank, passage in enumerate(passages):
-            context = self.coverage(q.terms, passage) if q.terms else 0.0
+            context = self.coverage(q.terms, passage, q.compounds) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
-            topic = self.terms(passage.title or "")
-            sentences = body_sentences(passage.content)
+            title = self.terms(passage.title or "") if english else set()
+            headed = headed_sentences(passage.content)
+            sentences = [sentence for sentence, _ in headed]
             term_lists = self.sentence_terms(sentences, q.compounds)
             if korean:
                 add_kinds_held(q.head, term_lists)
                 add_parts_held(q.terms - q.verb, term_lists)  # 연구하나: not 연구소
                 add_names_held(q.compounds, term_lists)
+            headings = {h: self.terms(h) for h in {h for _, h in headed if h}}
             before: set[str] = set()
             before_subject: str | None = None
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
+                topic = title | headings.get(headed[position][1], set())
                 referent = set(before) if _PRONOUN.match(sentence) else set()
                 subject = opening_subject(sentence) if korean else None
                 continued = set(before) if subject and subject == before_subject else set()
@@ -269,15 +273,18 @@ class Reader(ReaderEvidence):
                 c.score -= SIMILARITY_WEIGHT  # unread by e5: below any shortlisted equal
 
     def _score_all(self, q: ReadQuestion, candidates: list[Candidate]) -> None:
-        english = float(not is_korean(q.text))
+        english = not is_korean(q.text)
         kind = set() if english else q.head  # English wh-phrases only guide the second hop
         weights = rarity(q.asked | kind, candidates)
         low = min(c.similarity for c in candidates)
         high = max(c.similarity for c in candidates)
         for c in candidates:
             f = c.features
-            implied, weight = (c.topic, TOPIC_WEIGHT) if english else (c.continued, CONTINUED)
-            f["lexical"] = max(weighted_share(q.asked, c.terms, weights, implied, weight), c.across)
+            implied = c.topic | c.continued  # both held at TOPIC_WEIGHT (CONTINUED)
+            f["lexical"] = max(
+                weighted_share(q.asked, c.terms, weights, implied, TOPIC_WEIGHT),
+                c.across,
+            )
             f["context"] = max(c.context, c.across)
             f["entities"] = (
                 max(

@@ -34,7 +34,7 @@ from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import plain_text
 from planrag.services.reader_signals import FUNCTION_WORDS
-from planrag.text.korean import splits_into
+from planrag.text.korean import splits_into, written_compounds
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 __all__ = ["CROSS_LINGUAL_MIN", "READ_PASSAGES", "SAME_LANGUAGE_MIN", "ReaderEvidence"]
@@ -86,22 +86,32 @@ class ReaderEvidence:
 
     # ------------------------------------------------------------------ evidence
 
-    def coverage(self, terms: set[str], passage: Passage) -> float:
+    def coverage(
+        self,
+        terms: set[str],
+        passage: Passage,
+        compounds: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> float:
         """The share of the terms the passage (its title too) holds; 1 without terms."""
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(self.held(terms, [text])[0]) / len(terms)
+        return len(self.held(terms, [text], compounds=compounds)[0]) / len(terms)
 
     def held(
-        self, terms: set[str], texts: Sequence[str], read: Sequence[set[str]] | None = None
+        self,
+        terms: set[str],
+        texts: Sequence[str],
+        read: Sequence[set[str]] | None = None,
+        compounds: Mapping[str, tuple[str, ...]] | None = None,
     ) -> list[set[str]]:
         """The terms each text holds (`read`: the texts' tokens when the caller has them). A
         Korean term Kiwi read differently in a text is looked for again with the terms given to
         Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ, "동해캐피털" as 동해 + 캐피털 in
-        one sentence and whole in another)."""
-        tokens = read if read is not None else map(set, self._tokenizer.tokenize_many(texts))
-        found = [terms & t for t in tokens]
+        one sentence and whole in another); a text reading whole a compound the question's
+        Kiwi split (`compounds`: "온콜" as 온 + 콜) holds its parts."""
+        tokens = list(read if read is not None else map(set, self._tokenizer.tokenize_many(texts)))
+        found = [terms & (t | _parts_of_whole(t, compounds)) for t in tokens]
         missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
         unread = set().union(*missing)
         if not unread:
@@ -123,6 +133,7 @@ class ReaderEvidence:
         holds it: Kiwi reads "대덕연구단지" as one proper noun and the question's "연구단지" as
         연구 + 단지, and one of its other readings of the name is 대덕 + 연구 + 단지."""
         read = [set(t) for t in self._tokenizer.tokenize_many(sentences)]
+        read = [r | _parts_of_whole(r, compounds) for r in read]
         if content:
             read = [r - self._generic for r in read]
         for surface, parts in (compounds or {}).items():
@@ -136,9 +147,9 @@ class ReaderEvidence:
 
     def evidence(self, question: str, passages: Sequence[Passage]) -> list[int]:
         """The numbers of the passages that pass the evidence check."""
-        terms = self.terms(question)
+        terms, compounds = self.terms(question), written_compounds(question)
         shown = list(passages[:READ_PASSAGES])
-        passed = [p.n for p in shown if self.coverage(terms, p) >= self._floor]
+        passed = [p.n for p in shown if self.coverage(terms, p, compounds) >= self._floor]
         if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
             return passed
         return [p.n for p, near in zip(shown, self.near(question, shown), strict=True) if near]
@@ -209,3 +220,11 @@ def _crosses(question: str, passage: Passage) -> bool:
 def _script(text: str) -> str:
     """The calibration's name for the text's script (`FusionCalibration.evidence_floor`)."""
     return "hangul" if is_korean(text) else "latin"
+
+
+def _parts_of_whole(tokens: set[str], compounds: Mapping[str, tuple[str, ...]] | None) -> set[str]:
+    """The parts of each compound a text's tokens hold whole: Kiwi reads "온콜은" as 온 + 콜 in
+    a question and "온콜 당번은" as 온콜 in the document."""
+    if not compounds:
+        return set()
+    return {part for surface, parts in compounds.items() if surface in tokens for part in parts}

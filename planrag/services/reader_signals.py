@@ -16,12 +16,20 @@ from planrag.text.answer_types import AnswerType
 MAX_SUPPORT = 2
 ANSWER_BUDGET = 300  # characters the lead and its support aim to stay within
 ACROSS_SPAN = 0.1  # e5 cosine below the best other-language sentence where its stand-in ends
+# e5 scores a sentence of the question's language higher than an equally relevant one of the
+# other: on our cross-lingual fixtures the best of the other language was up to 0.09 below the
+# best of the question's. Further below, the other language's best is about something else
+# ("The X100's LED is rated for 20,000 hours." for "개발자 몇 명 뽑아?", 0.16 below the Korean
+# sentence that answers in other words): its stand-in fades out over `ACROSS_SPAN / 2`.
+LANGUAGE_GAP = 0.1
 # English function words the search's stop list (Lucene's, shared with the index) keeps: an
 # auxiliary or an adverb says nothing of what is asked ("What actor … also had a role …"), and
 # counted as a question term it holds the evidence check's share down. As the tokenizer stems.
+# Korean nouns of relative time say when against something else, not what about: "전에 어디서
+# 일했어?" is answered by "이전에는 네이버에서 …", which holds no 전.
 FUNCTION_WORDS = frozenset(
     ("had", "have", "done", "also", "still", "ever", "even", "just", "onc", "thus", "howev",
-     "whose", "whatev", "yet")
+     "whose", "whatev", "yet", "전", "후", "때", "중")
 )  # fmt: skip
 
 
@@ -39,7 +47,7 @@ class Candidate:
     bridge: bool = False  # the passage is one hop from the question's entities
     similarity: float = 0.0
     across: float = 0.0  # another language's sentence: its e5 standing in for words (0 if not)
-    topic: set[str] = field(default_factory=set)  # terms of the passage's title
+    topic: set[str] = field(default_factory=set)  # the title's (English) and heading's terms
     # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
     # before it, which the pronoun stands for
     referent: set[str] = field(default_factory=set)
@@ -150,8 +158,10 @@ def across(q: ReadQuestion, shortlist: list[Candidate], blind: float) -> bool:
     words and names it cannot hold its e5 similarity's closeness to the best of its own
     language's (1 at the best, 0 at `ACROSS_SPAN` below it), scaled by how little the
     question's language held. e5 scores a same-language sentence higher than an equally
-    relevant one of another language, so the two languages' similarities are not compared
-    directly; the other signals (answer type, e5 rank) still choose among the sentences."""
+    relevant one of another language, so the two languages' similarities are compared only
+    beyond that gap (`LANGUAGE_GAP`): an other-language best far below the question's
+    language's best stands in for nothing. The other signals (answer type, e5 rank) still
+    choose among the sentences."""
     korean = is_korean(q.text)
     same = [c for c in shortlist if is_korean(c.text) == korean]
     other = [c for c in shortlist if is_korean(c.text) != korean]
@@ -161,10 +171,17 @@ def across(q: ReadQuestion, shortlist: list[Candidate], blind: float) -> bool:
     if held >= blind:
         return False
     high = max(c.similarity for c in other)
+    gap = max(c.similarity for c in same) - high
+    apart = _unit(1.0 - (gap - LANGUAGE_GAP) / (ACROSS_SPAN / 2))
+    if apart == 0.0:
+        return False
     for c in other:
-        close = min(max(1.0 - (high - c.similarity) / ACROSS_SPAN, 0.0), 1.0)
-        c.across = close * (1.0 - held)
+        c.across = _unit(1.0 - (high - c.similarity) / ACROSS_SPAN) * apart * (1.0 - held)
     return True
+
+
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
 
 
 def renamed_title(title: str, sentence: str) -> bool:

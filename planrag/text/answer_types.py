@@ -21,6 +21,7 @@ from kiwipiepy import Token
 
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi
+from planrag.text.named_entities import PERSON, korean_names
 
 AnswerType = Literal["person", "date", "place", "number", "thing"]
 
@@ -309,8 +310,9 @@ def _matches(pattern: re.Pattern[str], text: str) -> list[Span]:
 
 
 def _people(sentence: str) -> list[Span]:
-    """Names of people: Latin names, Kiwi's proper nouns shaped like a Korean name, and any
-    Korean word shaped like one next to a title ("한지훈이다", "최민호 수석연구원")."""
+    """Names of people: Latin names, Kiwi's proper nouns shaped like a Korean name, any Korean
+    word shaped like one next to a title ("한지훈이다", "최민호 수석연구원"), and the persons
+    `named_entities` reads from whole words (a name Kiwi splits into pieces)."""
     spans = [
         Span(m.start, m.end, m.name)
         for m in find_mentions(sentence)
@@ -324,6 +326,8 @@ def _people(sentence: str) -> list[Span]:
             copula = follows.startswith(("이다", "이며", "이고", "이었", "였", "이가", "이다."))
             if token.tag == "NNP" or _TITLE_AFTER.match(follows) or copula:
                 spans.append(Span(token.start, end, form))
+    if _has_hangul(sentence):  # a name Kiwi splits ("이수민" → 이/MM 수/NNB 민/NNG) before a title
+        spans += [Span(n.start, n.end, n.name) for n in korean_names(sentence) if n.type == PERSON]
     spans.extend(_role_holders(get_kiwi().tokenize(sentence)))
     spans.sort(key=lambda s: s.start)
     return [s for i, s in enumerate(spans) if not any(o.text == s.text for o in spans[:i])]

@@ -34,6 +34,7 @@ class JoinedQuestions:
     second: str  # "누리테크 대표는 전에 어디서 일했어?"
     topic: str  # what the second part left unsaid and was given ("누리테크 대표는"; "" if none)
     asks_who: bool  # the first part asks who: its answer is the second part's subject
+    rest: str = ""  # the second part as asked, without the topic given it ("전에 어디서 일했어?")
 
 
 def _is_question_word(token: Token) -> bool:
@@ -66,7 +67,7 @@ def joined_questions(question: str) -> JoinedQuestions | None:
         return None
     who = tokens[first].form == "누구"
     topic = _topic(question, tokens, first, who)
-    return JoinedQuestions(head, f"{topic} {rest}".strip(), topic, who)
+    return JoinedQuestions(head, f"{topic} {rest}".strip(), topic, who, rest)
 
 
 def _topic(question: str, tokens: list[Token], first: int, who: bool) -> str:

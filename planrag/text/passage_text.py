@@ -31,21 +31,45 @@ def _markdown() -> MarkdownIt:
 
 
 def plain_blocks(text: str) -> list[Block]:
-    """The text's blocks as plain text: headings marked, Markdown syntax and front matter gone."""
+    """The text's blocks as plain text: headings marked, Markdown syntax and front matter gone,
+    and a table's body row one block naming each cell by its column ("지역: 일본, 1박 한도: 2만
+    엔"), so a row reads as the sentence it stands for."""
     blocks: list[Block] = []
-    heading = False
+    heading = in_head = False
+    row: list[str] | None = None
+    header: list[str] = []
     for token in _markdown().parse(_FRONT_MATTER.sub("", text, count=1)):
-        if token.type == "heading_open":
-            heading = True
-        elif token.type == "heading_close":
-            heading = False
+        if token.type in ("heading_open", "heading_close"):
+            heading = token.type == "heading_open"
+        elif token.type in ("thead_open", "thead_close"):
+            in_head = token.type == "thead_open"
+        elif token.type == "tr_open":
+            row = []
+        elif token.type == "tr_close" and row is not None:
+            if in_head:
+                header = row
+            elif any(row):
+                blocks.append(Block(_row_text(header, row), False))
+            row = None
         elif token.type == "inline":
-            plain = _inline_text(token.children or [])
-            if plain.strip():
-                blocks.append(Block(" ".join(plain.split()), heading))
+            plain = " ".join(_inline_text(token.children or []).split())
+            if row is not None:
+                row.append(plain)
+            elif plain:
+                blocks.append(Block(plain, heading))
         elif token.type in ("code_block", "fence") and token.content.strip():
             blocks.append(Block(" ".join(token.content.split()), False))
     return blocks
+
+
+def _row_text(header: list[str], row: list[str]) -> str:
+    """A table row as text: each non-empty cell after its column's name, when it has one."""
+    named = [
+        f"{header[i]}: {cell}" if i < len(header) and header[i] else cell
+        for i, cell in enumerate(row)
+        if cell
+    ]
+    return ", ".join(named)
 
 
 def _inline_text(children: Sequence) -> str:  # type: ignore[type-arg]
@@ -67,9 +91,18 @@ def plain_text(text: str) -> str:
 
 def body_sentences(text: str) -> list[str]:
     """The sentences of the text's non-heading blocks, in order (Kiwi's splitter)."""
-    sentences: list[str] = []
+    return [sentence for sentence, _ in headed_sentences(text)]
+
+
+def headed_sentences(text: str) -> list[tuple[str, str]]:
+    """`body_sentences`, each with the heading it falls under ("" before the first): a FAQ's
+    "What is the brightness of the X200?" says what its answer "The Lumen X200 delivers 2,400
+    ANSI lumens." is about."""
+    sentences: list[tuple[str, str]] = []
+    heading = ""
     for block in plain_blocks(text):
         if block.heading:
+            heading = block.text
             continue
-        sentences.extend(block.text[a:b] for a, b in split_sentences(block.text))
+        sentences.extend((block.text[a:b], heading) for a, b in split_sentences(block.text))
     return sentences

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from planrag.services.answers import Passage
 from planrag.services.extractive import Extractor, plain_text
+from planrag.services.passage_text import body_sentences
 
 
 def passage(n: int, content: str, title: str | None = None, date: str | None = None) -> Passage:
@@ -76,3 +77,19 @@ def test_a_limit_gives_one_line_per_document() -> None:
 def test_without_a_floor_a_summary_falls_back_to_the_leading_sentences() -> None:
     chips = passage(1, "반도체 수출이 9월에 크게 늘었다. 메모리 가격이 상승했다.")
     assert Extractor(floor=0.0).answer("고양이", [chips], None).endswith("[1]")
+
+
+TRAVEL = (
+    "## 숙박비\n국내 출장 숙박비는 1박에 최대 12만 원까지 지급한다. 해외 출장은 지역별 한도를 "
+    "따른다.\n\n| 지역 | 1박 한도 |\n| --- | --- |\n| 미국 | 250달러 |\n| 일본 | 2만 엔 |\n"
+)
+
+
+def test_a_table_row_reads_as_one_sentence_naming_its_columns() -> None:
+    # Each cell was a block of its own ("일본", "2만 엔"), too short to be read: the row is one.
+    assert body_sentences(TRAVEL)[-2:] == [
+        "지역: 미국, 1박 한도: 250달러",
+        "지역: 일본, 1박 한도: 2만 엔",
+    ]
+    text = Extractor().answer("일본 출장 숙박 한도는?", [passage(1, TRAVEL)], None)
+    assert "지역: 일본, 1박 한도: 2만 엔 [1]" in text and "2만 엔" in text.split("[1]")[0]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from planrag.llm.e5 import E5Embedder
+from planrag.services.answers import Passage
 from planrag.services.reader import Reader
 from tests.services.ko_passages import passages
 
@@ -43,3 +44,32 @@ def test_words_of_what_is_asked_keep_the_question_language(reader: Reader) -> No
     shown = passages("en_partner_report.md", "nuribot_products.md")
     reading = reader.read("누리봇 S2의 최대 적재 중량은?", shown)
     assert reading.lead is not None and "500kg" in reading.lead.text
+
+
+def _passage(n: int, title: str, content: str) -> Passage:
+    return Passage(
+        n=n, chunk_id=f"c{n}", doc_id=title, knowledge_base="kb", score=1.0 / n, title=title,
+        content=content,
+    )  # fmt: skip
+
+
+# A new user's documents (not the fixture corpus): a Korean meeting note and an English FAQ.
+_MEETING = (
+    "평택 물류센터는 2025년 9월까지 안성으로 이전한다. 하반기에 개발자 15명과 데이터 분석가 "
+    "4명을 채용한다. 채용 공고는 6월 1일에 게시한다."
+)
+_FAQ = (
+    "The Lumen X200 delivers 2,400 ANSI lumens. The X200 uses an LED light source rated for "
+    "30,000 hours. The X100's LED is rated for 20,000 hours. Both models come with a two-year "
+    "warranty."
+)
+
+
+def test_an_unrelated_other_language_sentence_stands_in_for_nothing(reader: Reader) -> None:
+    # Kiwi reads the question's 개발자 whole and the note's as 개발 + 자: no Korean sentence
+    # holds the asked word, but the one that answers is far nearer by e5 than any English
+    # sentence, so the English FAQ's best sentence does not stand in for the words.
+    shown = [_passage(1, "3월 운영위원회 회의록", _MEETING), _passage(2, "Lumen FAQ", _FAQ)]
+    reading = reader.read("개발자 몇 명 뽑아?", shown)
+    assert reading.lead is not None and reading.lead.n == 1
+    assert "15명" in reading.lead.text

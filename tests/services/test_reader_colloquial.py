@@ -14,6 +14,7 @@ from planrag.text.answer_slots import asked_kind, named_kind
 from planrag.text.answer_types import typed_spans
 from planrag.text.joined_questions import joined_questions
 from planrag.text.korean import opening_subject
+from planrag.text.korean_terms import add_names_held
 from tests.services.ko_passages import passages
 
 
@@ -99,9 +100,11 @@ def test_a_word_and_the_compound_it_begins_are_one_term(reader: Reader) -> None:
 
 def test_a_name_kiwi_reads_apart_in_the_sentence_is_the_questions_name(reader: Reader) -> None:
     # "대한물류" is one noun in the question; in "대한물류의 대표는" Kiwi reads 대한 + 물류
-    found = passages("daehan_logistics.md")
-    reading = reader.read("대한물류 사장님 성함이 어떻게 돼?", found)
-    assert reading.lead is not None and "황보석진" in reading.lead.text
+    q = reader.question("대한물류 사장님 성함이 어떻게 돼?")
+    terms = reader.sentence_terms(["대한물류의 대표는 황보석진이다."], q.compounds)
+    assert "대한물류" not in terms[0]
+    add_names_held(q.compounds, terms)
+    assert "대한물류" in terms[0]
 
 
 def test_the_asked_verbs_noun_is_not_the_compound_it_begins(reader: Reader) -> None:

@@ -8,6 +8,7 @@ fixture documents."""
 
 from __future__ import annotations
 
+from planrag.llm.e5 import E5Embedder
 from planrag.services.answers import Passage
 from planrag.services.extractive import Extractor
 from planrag.services.reader import Reader
@@ -131,3 +132,35 @@ def test_the_second_hop_reads_the_bridge_passage_past_its_defining_sentence() ->
     ]
     reading = Extractor().read(question, docs)
     assert reading.lead is not None and "Tarin" in reading.lead.text
+
+
+# A new user's product FAQ: each answer sits under the question it answers.
+_FAQ = """# Lumen X200 smart projector — FAQ
+
+## What is the brightness of the X200?
+The Lumen X200 delivers 2,400 ANSI lumens. The cheaper X100 model delivers 1,500 ANSI lumens.
+
+## How long does the lamp last?
+The X200 uses an LED light source rated for 30,000 hours. The X100's LED is rated for 20,000 hours.
+
+## Which streaming apps are supported?
+Netflix, YouTube and Disney+ are preinstalled on the X200.
+"""
+
+
+def _faq() -> list[Passage]:
+    return [Passage(n=1, chunk_id="c1", doc_id="faq", knowledge_base="kb", score=1.0, content=_FAQ)]
+
+
+def test_a_sections_heading_says_what_its_sentences_are_about() -> None:
+    # "bright" is only in the heading over the sentence that answers; without it the lamp's
+    # hours (X200 and a number too, and e5's nearest sentence) led.
+    reading = Reader(embedder=E5Embedder(1)).read("How bright is the X200?", _faq())
+    assert reading.lead is not None and "2,400 ANSI lumens" in reading.lead.text
+
+
+def test_a_relation_its_heading_states_is_not_missing() -> None:
+    # "long" and "last" are together only in the heading "How long does the lamp last?".
+    reading = Extractor(floor=0.5).read("How long does the X100 LED last?", _faq())
+    assert reading.lead is not None and "20,000 hours" in reading.lead.text
+    assert reading.absent is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from planrag.services.answers import Passage
 from planrag.services.extractive import Extractor
 from planrag.services.reader import Reader
 from planrag.text.answer_slots import asked_particle, particles_after
@@ -162,3 +163,56 @@ def test_a_verbal_noun_modifying_a_noun_is_not_the_asked_verb() -> None:
     assert asked_verb("시리즈 C 투자는 누가 주도했어?") == "주도하다"
     assert asked_verb("누가 투자했니?") == "투자하다"
     assert asked_verb("어디에 투자했는지 알려줘") == "투자하다"
+
+
+# A new user's meeting note and team page (not the fixture corpus), asked as a user would.
+_NOTE = (
+    "평택 물류센터는 2025년 9월까지 안성으로 이전한다. 이전 비용은 약 42억 원으로 추산되며, "
+    "이수민 팀장이 이전 TF를 맡는다. 오세진 책임이 보안 점검의 사내 담당자다."
+)
+_TEAM = (
+    "데이터플랫폼팀은 2021년에 만들어졌으며 현재 팀원은 9명이다. 팀장은 한예린이다. 한예린 "
+    "팀장은 카이스트에서 전산학 박사 학위를 받았고, 이전에는 네이버에서 검색 품질을 담당했다."
+)
+
+
+def _shown(*texts: str) -> list[Passage]:
+    return [
+        Passage(n=n, chunk_id=f"c{n}", doc_id=f"d{n}", knowledge_base="kb", score=1.0 / n,
+                content=text)
+        for n, text in enumerate(texts, 1)
+    ]  # fmt: skip
+
+
+def test_a_name_kiwi_splits_before_a_title_is_a_person(reader: Reader) -> None:
+    # Kiwi reads 이수민 as 이/MM 수/NNB 민/NNG; before 팀장 (or a rank such as 책임) the whole
+    # word is a person's name.
+    spans = typed_spans(
+        "이전 비용은 약 42억 원으로 추산되며, 이수민 팀장이 이전 TF를 맡는다.", "person"
+    )
+    assert [s.text for s in spans] == ["이수민"]
+    assert [s.text for s in typed_spans("참석: 정하늘 매니저, 오세진 책임", "person")] == [
+        "정하늘",
+        "오세진",
+    ]
+    reading = reader.read("이전 TF 누가 맡아?", _shown(_TEAM, _NOTE))
+    assert reading.lead is not None and "이수민" in reading.lead.text
+
+
+def test_a_relative_time_word_is_no_evidence_term() -> None:
+    # "전에" says when against now, not what about: the team page names 한예린 and says where she
+    # worked before ("이전에는 네이버에서"), so the evidence check passes and it leads.
+    extractor = Extractor(floor=0.5)
+    assert extractor.relevant("한예린은 전에 어디서 일했어?", _shown(_TEAM, _NOTE))
+    reading = extractor.read("한예린은 전에 어디서 일했어?", _shown(_TEAM, _NOTE))
+    assert reading.lead is not None and "네이버" in reading.lead.text
+
+
+def test_a_compound_kiwi_splits_in_the_question_is_found_whole() -> None:
+    # Kiwi reads "온콜은" as 온 + 콜 and "온콜 당번은" as 온콜: the page that answers passes the
+    # evidence check and its sentence leads.
+    page = "팀은 매주 화요일 오전 10시에 주간 회의를 한다. 온콜 당번은 일주일 단위로 돌아간다."
+    extractor = Extractor(floor=0.5)
+    assert extractor.relevant("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
+    reading = extractor.read("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
+    assert reading.lead is not None and reading.lead.text.startswith("온콜 당번은")
