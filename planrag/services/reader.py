@@ -53,6 +53,8 @@ from planrag.text.answer_types import (
     asked_verb,
     asks_for_agent,
     model_codes,
+    name_parts,
+    named_again,
     typed_spans,
 )
 from planrag.text.asked_heads import asked_head
@@ -182,6 +184,7 @@ class Reader(ReaderEvidence):
     def _candidates(self, q: ReadQuestion, passages: list[Passage]) -> list[Candidate]:
         seen: set[str] = set()
         english = not is_korean(q.text)  # an English passage's title is its topic
+        asks_person = english and q.kind == "person"
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         for rank, passage in enumerate(passages):
@@ -194,6 +197,7 @@ class Reader(ReaderEvidence):
             sentences = [sentence for sentence, _ in headed]
             term_lists = self.sentence_terms(sentences, q.compounds)
             headings = {h: self.terms(h) for h in {h for _, h in headed if h}}
+            parts = name_parts(" ".join(sentences)) if asks_person else frozenset()
             before: set[str] = set()
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
                 topic = title | headings.get(headed[position][1], set())
@@ -220,6 +224,7 @@ class Reader(ReaderEvidence):
                         passage.n in bridges,
                         topic=topic,
                         referent=referent,
+                        name_parts=parts,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -271,7 +276,7 @@ class Reader(ReaderEvidence):
                 else 0.0
             )
             f["model"] = model_match(q.codes, c)
-            f["type"] = self._type_match(q, c.text)
+            f["type"] = self._type_match(q, c.text, c.name_parts)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
@@ -289,11 +294,15 @@ class Reader(ReaderEvidence):
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
             )
 
-    def _type_match(self, q: ReadQuestion, sentence: str) -> float:
+    def _type_match(
+        self, q: ReadQuestion, sentence: str, parts: frozenset[str] = frozenset()
+    ) -> float:
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
         own = self._unnamed(q, typed_spans(sentence, q.kind))
+        if q.kind == "person" and not own:  # "Priya will present …" after "Priya Nair (lead)"
+            own = self._unnamed(q, named_again(sentence, parts))
         agent = q.kind == "person" and asks_for_agent(q.text)
         found = own + self._unnamed(q, agents(sentence)) if agent else own
         if not found:

@@ -51,6 +51,8 @@ class Candidate:
     # a sentence opening with a pronoun ("Its manager is David Lim."): the terms of the sentence
     # before it, which the pronoun stands for
     referent: set[str] = field(default_factory=set)
+    # the words of the people's full names its passage gives (`answer_types.name_parts`)
+    name_parts: frozenset[str] = frozenset()
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
