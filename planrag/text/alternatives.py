@@ -66,6 +66,8 @@ def alternative(question: str) -> Alternative | None:
 
 
 def _english(question: str) -> Alternative | None:
+    if not question.rstrip().endswith("?"):
+        return None  # a statement ("… through his home or office.") chooses nothing
     words = question.strip().rstrip("?").strip().split()
     ors = [i for i, w in enumerate(words) if w.casefold() == "or"]
     if not ors or ors[-1] == 0:
@@ -155,8 +157,12 @@ def _korean(question: str) -> Alternative | None:
     if len(asking) >= 2:
         cut = asking[0].start + asking[0].len
         after = next((t for t in tokens if t.start >= cut), None)
+        first = asking[0].form
         if after is not None and after.start == cut and after.form == "요":  # "…었나" + "요"
             cut += after.len
+            first += "요"
+        if first != asking[-1].form:  # "…여행하거나 … 할 수 있습니까?": one question
+            return None
         return _korean_clauses(question[:cut], question[cut:])
     joint = next(
         (t for t in tokens if t.form in ("또는", "혹은") and t.tag in ("MAJ", "MAG")), None
@@ -164,7 +170,9 @@ def _korean(question: str) -> Alternative | None:
     if joint is not None and len(asking) == 1:
         before = question[: joint.start].split()
         after = question[joint.start + joint.len :].split()
-        if before and after:
+        # the second value carries the ending ("… 또는 비상장사인가요?"); "냉장 또는 냉동 식품을
+        # … 있습니까?" joins two words inside a yes/no question
+        if before and len(after) == 1:
             first, second = _korean_value(before[-1]), _korean_value(after[0])
             rest = " ".join([*before[:-1], *after[1:]]).rstrip(" ?")
             if first and second and first != second:

@@ -88,3 +88,15 @@ def test_other_questions_are_no_alternatives() -> None:
     # a real yes/no question is still one
     assert yes_no("누리봇 S2의 최대 적재 중량은 500kg인가요?") is not None
     assert yes_no("Is Harbor Bay University private?") == YesNo(("Harbor Bay University",))
+
+
+def test_an_or_inside_a_yes_no_question_or_a_statement_is_no_alternative() -> None:
+    """Found on the single-hop sets (publichealthqa_ko, CISI), reworded: "또는" joining two
+    words inside the question, "-거나" joining two verbs, an English statement ending in "or"."""
+    for question in (
+        "독감 바이러스는 냉장 또는 냉동 식품을 통해 퍼질 수 있습니까?",
+        "비누와 물 또는 손소독제로 손을 씻어야 합니까?",
+        "반려견과 함께 해외로 여행하거나 반려견을 들여올 수 있습니까?",
+        "Networks will serve the reader directly at home or office.",
+    ):
+        assert alternative(question) is None, question
