@@ -53,6 +53,8 @@ from planrag.text.answer_types import (
     asked_verb,
     asks_for_agent,
     model_codes,
+    name_parts,
+    named_again,
     typed_spans,
 )
 from planrag.text.asked_heads import asked_head
@@ -198,6 +200,7 @@ class Reader(ReaderEvidence):
     def _candidates(self, q: ReadQuestion, passages: list[Passage]) -> list[Candidate]:
         seen: set[str] = set()
         english = not is_korean(q.text)  # an English passage's title is its topic
+        asks_person = english and q.kind == "person"
         found: list[Candidate] = []
         bridges = self._bridges(q, passages)
         korean = is_korean(q.text)
@@ -215,6 +218,7 @@ class Reader(ReaderEvidence):
                 add_parts_held(q.terms - q.verb, term_lists)  # 연구하나: not 연구소
                 add_names_held(q.compounds, term_lists)
             headings = {h: self.terms(h) for h in {h for _, h in headed if h}}
+            parts = name_parts(" ".join(sentences)) if asks_person else frozenset()
             before: set[str] = set()
             before_subject: str | None = None
             for position, (sentence, terms) in enumerate(zip(sentences, term_lists, strict=True)):
@@ -245,6 +249,7 @@ class Reader(ReaderEvidence):
                         topic=topic,
                         referent=referent,
                         continued=continued - terms,
+                        name_parts=parts,
                     )  # fmt: skip
                 )
                 if len(found) >= MAX_SENTENCES:
@@ -299,7 +304,7 @@ class Reader(ReaderEvidence):
                 else 0.0
             )
             f["model"] = model_match(q.codes, c)
-            f["type"] = self._type_match(q, c.text)
+            f["type"] = self._type_match(q, c.text, c.name_parts)
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
@@ -319,11 +324,15 @@ class Reader(ReaderEvidence):
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)
             )
 
-    def _type_match(self, q: ReadQuestion, sentence: str) -> float:
+    def _type_match(
+        self, q: ReadQuestion, sentence: str, parts: frozenset[str] = frozenset()
+    ) -> float:
         if q.kind == "thing":  # Korean: most sentences end in a copula complement, no signal
             new = not is_korean(q.text) and self._answer_spans(q, sentence)
             return NEW_NAME if new else 0.0
         own = self._unnamed(q, typed_spans(sentence, q.kind))
+        if q.kind == "person" and not own:  # "Priya will present …" after "Priya Nair (lead)"
+            own = self._unnamed(q, named_again(sentence, parts))
         agent = q.kind == "person" and asks_for_agent(q.text)
         found = own + self._unnamed(q, agents(sentence)) if agent else own
         if not found:

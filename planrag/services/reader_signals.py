@@ -54,6 +54,8 @@ class Candidate:
     # a Korean sentence opening with the topic the sentence before it opened with: the words
     # of that sentence it does not repeat
     continued: set[str] = field(default_factory=set)
+    # the words of the people's full names its passage gives (`answer_types.name_parts`)
+    name_parts: frozenset[str] = frozenset()
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 

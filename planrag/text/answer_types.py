@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
 
@@ -295,6 +296,29 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     if kind == "place":
         return names + _suffixed_places(sentence)
     return names + _copula_complements(sentence)
+
+
+def name_parts(text: str) -> frozenset[str]:
+    """The words of the Latin people's full names a text gives ("Priya Nair" → Priya, Nair),
+    by which its other sentences may name them again ("Priya will present the roadmap.")."""
+    return frozenset(
+        word
+        for span in _people(text)
+        if not _has_hangul(span.text) and _full_name(span.text)
+        for word in span.text.split()
+        if len(word) > 1 and word[0].isupper()
+    )
+
+
+def named_again(sentence: str, parts: AbstractSet[str]) -> list[Span]:
+    """The words of `sentence` that are parts of a full name given elsewhere (`name_parts`)."""
+    if not parts:
+        return []
+    return [
+        Span(m.start(), m.end(), m.group(0))
+        for m in re.finditer(r"\b[A-Z][a-z]+\b", sentence)
+        if m.group(0) in parts
+    ]
 
 
 def _start(span: Span) -> int:

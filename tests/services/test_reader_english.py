@@ -164,3 +164,26 @@ def test_a_relation_its_heading_states_is_not_missing() -> None:
     reading = Extractor(floor=0.5).read("How long does the X100 LED last?", _faq())
     assert reading.lead is not None and "20,000 hours" in reading.lead.text
     assert reading.absent is None
+
+
+_SYNC = """# Weekly sync — Search team
+
+Attendees: Priya Nair (lead), Tom Becker, Mina Cho, Luis Ortega.
+
+## Decisions
+- Code freeze for the summer release starts on 30 June.
+- Priya will present the search roadmap at the all-hands meeting on 12 June.
+
+## Action items
+- Tom: write the Kubernetes runbook.
+"""
+
+
+def test_a_first_name_its_page_gives_in_full_is_a_person() -> None:
+    # "Priya" alone is no full name, but the page names Priya Nair: the sentence holds a
+    # person, and the attendee list (full names, none of the asked words) does not lead.
+    shown = [Passage(n=1, chunk_id="c1", doc_id="s", knowledge_base="kb", score=1.0, content=_SYNC)]
+    reading = Reader().read("Who will present the search roadmap?", shown)
+    assert reading.lead is not None and reading.lead.text.startswith("Priya will present")
+    reading = Reader().read("Who is responsible for the Kubernetes runbook?", shown)
+    assert reading.lead is not None and reading.lead.text.startswith("Tom: write")
