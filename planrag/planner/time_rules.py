@@ -360,6 +360,8 @@ def _en_month(m: re.Match[str], today: date) -> tuple[date, date] | Span | None:
     year_text = m["y"] or m["y3"]
     if name in ("may", "march") and raw[0] == "m" and day is None and not year_text:
         return None  # the verbs "may" and "march", not the months
+    if day is None and not year_text and re.match(r"\s+[A-Z][a-z]", m.string[m.end() :]):
+        return None  # a person's first name: "June Alcott", "April Ryan", "August Wilson"
     if (
         name
         in ("mar", "jun", "jul", "dec", "oct", "sep", "sept", "jan", "feb", "apr", "aug", "nov")

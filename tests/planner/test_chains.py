@@ -128,6 +128,17 @@ ENGLISH_CHAINS = [
         "In what year was the coach who led the 1999 Riverside Hawks team born?",
         ["the coach who led the 1999 Riverside Hawks team", "In what year was {{s1.answer}} born?"],
     ),
+    (  # the verb the question ends on stays with the question, not the name searched first
+        "In which city did the director of the film adaptation of The Grey Harbour die?",
+        [
+            "the film adaptation of The Grey Harbour",
+            "In which city did the director of {{s1.answer}} die?",
+        ],
+    ),
+    (
+        "Where was the founder of the record label of The Night Owls born?",
+        ["the record label of The Night Owls", "Where was the founder of {{s1.answer}} born?"],
+    ),
     (  # "with the …" on a role noun; the stranded "in" stays with the question
         "What film was the boxer with the real name of Tomas Verrill in?",
         ["the boxer with the real name of Tomas Verrill", "What film was {{s1.answer}} in?"],
