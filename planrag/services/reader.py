@@ -308,7 +308,7 @@ class Reader(ReaderEvidence):
             f["similarity"] = (c.similarity - low) / (high - low) if high > low else 0.0
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
-            f["kind"] = weighted_share(kind, c.terms, weights) if kind else 0.0
+            f["kind"] = float(any(named_kind(t, k) for k in kind for t in c.terms))
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]

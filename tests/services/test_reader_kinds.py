@@ -216,3 +216,14 @@ def test_a_compound_kiwi_splits_in_the_question_is_found_whole() -> None:
     assert extractor.relevant("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
     reading = extractor.read("온콜은 어떻게 돌아가?", _shown(page, _NOTE))
     assert reading.lead is not None and reading.lead.text.startswith("온콜 당번은")
+
+
+def test_a_sentence_repeating_an_abstract_kind_names_nothing_of_it(reader: Reader) -> None:
+    # "어떤 형태로" asks how, not which named 형태: the sentence saying "…의 한 형태" is not a
+    # candidate for it, the one describing the meetings is.
+    page = (
+        "정기 회의는 보통 화상 회의와 대면 회의를 섞어 진행된다. "
+        "워크숍은 사내 교육의 한 형태일 뿐, 정기 회의와는 다르다."
+    )
+    reading = reader.read("정기 회의는 보통 어떤 형태로 진행되나요?", _shown(page))
+    assert reading.lead is not None and reading.lead.text.startswith("정기 회의는 보통")
