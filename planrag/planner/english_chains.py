@@ -27,15 +27,15 @@ EN_CLASSES = [
 # more ("anthropologist", "politician", "governor") heads a relative clause too.
 _EN_ROLE = r"[a-z]{3,}(?:ist|ian)|[a-z]{4,}(?:er|or)"
 _WH = r"(?:who|whom|whose|what|which|when|where|how)"
-# A verb the question ends on after a name ("… of The Salt Road die?", "… born?"): it stays
-# with the question, not with the name searched first.
+# A verb the question ends with after a name ("… of The Salt Road die?", "… born in 1950 or
+# 1955?"): it stays with the question, not with the name searched first.
 _EN_TRAILING_VERB = (
     r"born|died|die|lived?|live[sd]|located|based|founded|formed|released|published|buried|"
     r"play(?:s|ed)?|star(?:s|red)?|work(?:s|ed)?|stud(?:y|ied)|grow|grew|come|came"
 )
 _EN_OF_OF = re.compile(
     r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+(the\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s+of\s+"
-    r"[A-Z][^?,;]*?)(?=\s+(?:" + _EN_TRAILING_VERB + r")\s*\??$|[?,;]|$)",
+    r"[A-Z][^?,;]*?)(?=\s+(?:" + _EN_TRAILING_VERB + r")\b[^?,;]*\??$|[?,;]|$)",
 )
 _EN_HEAD = "|".join(EN_CLASSES) + "|" + _EN_ROLE
 _EN_RELATIVE = re.compile(

@@ -135,6 +135,13 @@ ENGLISH_CHAINS = [
             "In which city did the director of {{s1.answer}} die?",
         ],
     ),
+    (  # and so does an alternative after it
+        "Was the director of the film adaptation of The Grey Harbour born in 1950 or 1955?",
+        [
+            "the film adaptation of The Grey Harbour",
+            "Was the director of {{s1.answer}} born in 1950 or 1955?",
+        ],
+    ),
     (
         "Where was the founder of the record label of The Night Owls born?",
         ["the record label of The Night Owls", "Where was the founder of {{s1.answer}} born?"],
