@@ -40,7 +40,13 @@ _NOT_NATION_TEXT = """january february march april may june july august septembe
     december monday tuesday wednesday thursday friday saturday sunday new old inc ltd llc corp co
     latin christian catholic protestant jewish muslim islamic buddhist hindu orthodox"""
 _NOT_NATIONS = frozenset(_NOT_NATION_TEXT.split())
-_SAME_NOUN = re.compile(r"(?:same|같은|동일한)\s+([\w가-힣]+?)(?:를|을|에서|에|이|가|인|\b)")
+_SAME_NOUN = re.compile(
+    r"(?:same|different|같은|동일한|서로 다른)\s+([\w가-힣]+?)(?:를|을|에서|에|이|가|인|\b)"
+)
+# "Were A and B both from Germany?": the place both are said to be from.
+_FROM_PLACE = re.compile(r"\bboth from (?:the )?([A-Z][\w-]+(?: [A-Z][\w-]+)*)")
+_NATION_NOUNS = ("country", "nationality", "nation", "나라", "국가", "국적")
+DEMONYM_STEM = 4  # "German" is of "Germany", "Icelandic" of "Iceland": a shared opening
 _NUMBER_WORDS = """zero one two three four five six seven eight nine ten eleven twelve thirteen
     fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
 _WORD_NUMBERS = dict(zip(_NUMBER_WORDS.split(), range(21), strict=True)) | {
@@ -222,14 +228,26 @@ def _two_subjects(
             return None
         readings.append(reading)
     sentences = [r.lead.text for r in readings if r.lead]
-    if shape.same:
+    place = _FROM_PLACE.search(question)
+    if shape.same and place is not None and _SAME_NOUN.search(question) is None:
+        values = [_nationalities(s) for s in sentences]
+        if not all(values):
+            return None
+        stem = place.group(1).casefold()[:DEMONYM_STEM]
+        if not values[0] & values[1]:
+            yes = False  # of two nations, they are not both from one place
+        elif all(any(v.startswith(stem) for v in vs) for vs in values):
+            yes = True
+        else:
+            return None
+    elif shape.same:
         values = [
             _shared_values(s, name, question)
             for s, name in zip(sentences, shape.subjects, strict=True)
         ]
         if not all(values):
             return None
-        yes = bool(values[0] & values[1])
+        yes = bool(values[0] & values[1]) != shape.differ
     else:
         named = set().union(*(reader.terms(n) for n in shape.subjects))
         asked = reader.terms(question) - named
@@ -358,11 +376,23 @@ def _shared_values(sentence: str, name: str, question: str) -> set[str]:
     noun = _SAME_NOUN.search(question)
     if noun is None:
         return set()
-    asked = noun.group(1).casefold()
-    if asked in ("country", "nationality", "nation", "나라", "국가", "국적"):
-        words = {w.strip(".,;:()\"'").casefold() for w in sentence.split()}
-        return {w for w in words if w in COMMON_CAPITALISED and w not in _NOT_NATIONS}
+    asked = _singular(noun.group(1).casefold())
+    if asked in _NATION_NOUNS:
+        return _nationalities(sentence)
     named = {s.text for s in typed_spans(sentence, "place")}
     return {
         n.casefold() for n in named if asked in n.casefold() and n.casefold() not in name.casefold()
     }
+
+
+def _nationalities(sentence: str) -> set[str]:
+    """The sentence's nationality words ("Icelandic", "American")."""
+    words = {w.strip(".,;:()\"'").casefold() for w in sentence.split()}
+    return {w for w in words if w in COMMON_CAPITALISED and w not in _NOT_NATIONS}
+
+
+def _singular(noun: str) -> str:
+    """ "countries" → "country", "nations" → "nation" (English plurals the nouns above take)."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun

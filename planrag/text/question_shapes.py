@@ -11,7 +11,8 @@
   `text/alternatives.py`): a choice between two values of one subject.
 - `yes_no(question)`: "Are A and B both …?", "Were A and B from the same country?", "누리봇 S1과
   S2 모두 이천 공장에서 생산되나요?", "…는 500kg인가요?" → the named subjects (one or two),
-  whether a shared attribute is asked ("same"/"같은"), and a value the question states.
+  whether a shared attribute is asked ("same"/"같은"; "different"/"서로 다른" asks the
+  reverse), and a value the question states.
 
 Korean questions are read with Kiwi's morphemes (the particle joining the alternatives, 중,
 the sentence's final ending); English ones by their words.
@@ -53,6 +54,7 @@ class YesNo:
 
     subjects: tuple[str, ...]
     same: bool = False  # "from the same country": the subjects share the asked attribute
+    differ: bool = False  # "in different countries": the verdict is that they do not share it
 
 
 # ------------------------------------------------------------------ comparison
@@ -105,7 +107,29 @@ def _english_pair(question: str) -> tuple[str, str] | None:
         first, second = _clean(tail.group(1)), _clean(tail.group(2))
         if first and second:
             return first, second
-    return None
+    return _unmarked_pair(question)
+
+
+def _unmarked_pair(question: str) -> tuple[str, str] | None:
+    """ "Which was built first Woolworth Building or 1 New York Plaza?": no comma before the
+    alternatives, so they are the name run ending at the last "or" and what follows it, after
+    a word saying what is compared."""
+    if not _EN_CHOICE.search(question) or "," in question:
+        return None
+    joint = question.rfind(" or ")
+    head = question[:joint]
+    compared = [
+        m.end()
+        for pattern in (_EN_SMALLER_DATE, _EN_LARGER_DATE, _EN_LARGER_NUMBER, _EN_SMALLER_NUMBER)
+        for m in pattern.finditer(head)
+    ]
+    if joint < 0 or not compared:
+        return None
+    first = _last_name_run(head[max(compared) :])
+    second = _clean(question[joint + 4 :].strip().rstrip("?").strip())
+    if not first or not second or not (second[:1].isupper() or second[:1].isdigit()):
+        return None
+    return _clean(first), second
 
 
 def _korean_pair(question: str) -> tuple[str, str] | None:
@@ -163,8 +187,10 @@ def _clean(name: str) -> str:
 # ------------------------------------------------------------------ yes / no
 
 
-_EN_SAME = re.compile(r"\b(?:same|both from|in common)\b", re.I)
-_KO_SAME = re.compile(r"같은|동일한|같나|같습니까|같아")
+_EN_SAME = re.compile(r"\b(?:same|both from|in common|different)\b", re.I)
+_EN_DIFFER = re.compile(r"\bdifferent\b", re.I)
+_KO_SAME = re.compile(r"같은|동일한|같나|같습니까|같아|서로 다른")
+_KO_DIFFER = re.compile(r"서로 다른")
 # Question words: a question holding one asks for something, not a verdict.
 _KO_ASKING = (
     "누구",
@@ -190,10 +216,12 @@ def yes_no(question: str) -> YesNo | None:
         return None
     if _EN_AUXILIARY.search(question):
         subjects = _english_subjects(question)
-        return YesNo(subjects, bool(_EN_SAME.search(question))) if subjects else None
+        same, differ = bool(_EN_SAME.search(question)), bool(_EN_DIFFER.search(question))
+        return YesNo(subjects, same, differ) if subjects else None
     if _korean_verdict(question):
         subjects = _korean_subjects(question)
-        return YesNo(subjects, bool(_KO_SAME.search(question))) if subjects else None
+        same, differ = bool(_KO_SAME.search(question)), bool(_KO_DIFFER.search(question))
+        return YesNo(subjects, same, differ) if subjects else None
     return None
 
 
@@ -220,11 +248,19 @@ def _name_run(text: str) -> str:
         word = words[i]
         if word[:1].isupper() or word[:1].isdigit() and i > start:
             end = i + 1
-        elif word.casefold() in _CONNECTOR and i + 1 < len(words) and words[i + 1][:1].isupper():
+        elif word.casefold() in _CONNECTOR and _name_follows(words, i + 1):
             continue
         else:
             break
     return " ".join(words[start:end]).strip(" ,?\"'")
+
+
+def _name_follows(words: list[str], i: int) -> bool:
+    """Whether a capitalised word follows at `i`, past at most one more connector ("Miracle
+    of the White Stallions")."""
+    if i < len(words) and words[i].casefold() in _CONNECTOR:
+        i += 1
+    return i < len(words) and words[i][:1].isupper()
 
 
 def _korean_verdict(question: str) -> bool:

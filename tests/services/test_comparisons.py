@@ -162,3 +162,43 @@ def test_a_number_inside_a_name_is_no_stated_value() -> None:
     passages = [passage(1, "코로나 19 사태 이후 금융의 디지털 전환 지수는 42로 빠르게 높아졌다.")]
     question = "코로나 19 사태 이후 금융에서도 디지털 전환이 빠르게 진행되었나요?"
     assert not Extractor().answer(question, passages, None).startswith(("예 — ", "아니요 — "))
+
+
+def test_shapes_without_a_comma_with_of_the_inside_a_name_and_different() -> None:
+    assert comparison("Which was built first Woolworth Building or 1 New York Plaza?") == (
+        Comparison(("Woolworth Building", "1 New York Plaza"), "date", False)
+    )
+    assert comparison("Which came first the chicken or the egg?") is None  # no names
+    question = "Are The Man from Snowy River II and Miracle of the White Stallions filmed in " \
+        "different countries?"  # fmt: skip
+    assert yes_no(question) == YesNo(
+        ("The Man from Snowy River II", "Miracle of the White Stallions"), same=True, differ=True
+    )
+
+
+def test_different_countries_and_both_from_a_place_are_judged_by_nationality() -> None:
+    films = [
+        passage(1, "Harbor Lights\n\nHarbor Lights is a 1988 Australian drama film.",
+                "Harbor Lights"),
+        passage(2, "Song of the Valley\n\nSong of the Valley is a 1963 American family film.",
+                "Song of the Valley"),
+        passage(3, "Copper Town\n\nCopper Town is a 1990 Australian western film.",
+                "Copper Town"),
+    ]  # fmt: skip
+    extractor = Extractor()
+    differ = "Are Harbor Lights and Song of the Valley films from different countries?"
+    assert extractor.answer(differ, films, None).startswith("Yes — ")
+    alike = "Are Harbor Lights and Copper Town films from different countries?"
+    assert extractor.answer(alike, films, None).startswith("No — ")
+    people = [
+        passage(1, "Ulla Brandt\n\nUlla Brandt is a German physicist and astronaut.",
+                "Ulla Brandt"),
+        passage(2, "Luc Moreau\n\nLuc Moreau is a French engineer and astronaut.", "Luc Moreau"),
+        passage(3, "Karl Vogt\n\nKarl Vogt is a German chemist.", "Karl Vogt"),
+    ]  # fmt: skip
+    assert extractor.answer(
+        "Were Ulla Brandt and Luc Moreau both from Germany?", people, None
+    ).startswith("No — ")
+    assert extractor.answer(
+        "Were Ulla Brandt and Karl Vogt both from Germany?", people, None
+    ).startswith("Yes — ")
