@@ -7,6 +7,7 @@ steps to single-hop questions.
     python -m bench.multistep hotpot [--limit N] [--data-dir <copy of the e5 ingestion>]
     python -m bench.multistep hotpot24 --data-dir <copy>   # 24 HotpotQA questions never tuned on
     python -m bench.multistep en                  # tests/fixtures/en_pages/chains.jsonl (14)
+    python -m bench.multistep en_heldout          # tests/fixtures/en_pages_heldout (18, held out)
     python -m bench.multistep singlehop           # step rate on publichealthqa_ko, allganize
     (--sides one-step|multi-step: one side only; --out FILE: where the rows go; --gated: only
     the questions the rule planner or the adaptive step may give steps; --reuse FILE: a question
@@ -52,6 +53,7 @@ from planrag.services.step_reader import StepReader  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ko_company"
 EN_PAGES = FIXTURES.parent / "en_pages"  # English entity pages and chain questions (session 13)
+EN_HELDOUT = FIXTURES.parent / "en_pages_heldout"  # the same shape, held out (session 14)
 DEPTH = 10
 
 
@@ -226,10 +228,11 @@ def run_ko(
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
-def run_en(runtime: Runtime, sides: tuple[str, ...], out: Path) -> None:
-    """Our English entity pages and their 14 chain questions (`tests/fixtures/en_pages`)."""
-    kb, names = ko_kb(runtime, folder=EN_PAGES, pattern="*.txt")
-    cases = [json.loads(line) for line in (EN_PAGES / "chains.jsonl").read_text().splitlines()]
+def run_en(runtime: Runtime, sides: tuple[str, ...], out: Path, folder: Path = EN_PAGES) -> None:
+    """Our English entity pages and their chain questions (`tests/fixtures/en_pages`, 14;
+    `folder`: another such folder, e.g. the held-out `en_pages_heldout`)."""
+    kb, names = ko_kb(runtime, folder=folder, pattern="*.txt")
+    cases = [json.loads(line) for line in (folder / "chains.jsonl").read_text().splitlines()]
     print(json.dumps(compare(runtime, kb, cases, names.get, out, sides), indent=1))
 
 
@@ -286,7 +289,9 @@ def run_singlehop() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["ko", "en", "hotpot", "hotpot24", "singlehop"])
+    parser.add_argument(
+        "what", choices=["ko", "en", "en_heldout", "hotpot", "hotpot24", "singlehop"]
+    )
     parser.add_argument("--model", default=E5_MODEL)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sides", choices=["both", *SIDES], default="both")
@@ -317,7 +322,7 @@ def main() -> None:
         return
     sides = SIDES if args.sides == "both" else (args.sides,)
     out = args.out or RESULTS / f"multistep_{args.what}.json"
-    if args.what in ("ko", "en"):
+    if args.what in ("ko", "en", "en_heldout"):
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None,
             data_dir=RESULTS / "multistep" / args.what / args.model.replace("/", "_"),
@@ -328,6 +333,8 @@ def main() -> None:
         try:
             if args.what == "en":
                 run_en(runtime, sides, out)
+            elif args.what == "en_heldout":
+                run_en(runtime, sides, out, EN_HELDOUT)
             else:
                 run_ko(runtime, sides, out, args.graph, args.questions)
         finally:
