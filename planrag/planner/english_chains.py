@@ -22,6 +22,8 @@ EN_CLASSES = [
     "scientist", "journalist", "comedian", "character", "restaurant", "route", "highway",
     "building", "stadium", "venue", "festival", "organization", "label", "brand", "sitcom",
     "tradition", "game", "war", "battle", "captain", "captian", "leader", "founder", "team",
+    "conservatory", "academy", "institute", "museum", "hospital", "church", "village",
+    "province", "region", "district", "lake", "mountain",
 ]  # fmt: skip
 # A role noun Kiwi cannot help with in English: "-ist", "-ian", "-er"/"-or" of six letters or
 # more ("anthropologist", "politician", "governor") heads a relative clause too.
@@ -134,10 +136,13 @@ def _split_en_relative(text: str) -> Split | None:
         if not re.search(r"\w", prefix):
             continue
         tail = ""
-        participle = (
-            _PARTICIPLE.search(match.group("body")) if end >= len(text.rstrip("?")) else None
-        )
-        if participle and prefix.split()[-1].lower() in ("was", "is", "were", "are"):
+        closes = end >= len(text.rstrip("?"))  # the clause runs to the question's end
+        participle = _PARTICIPLE.search(match.group("body")) if closes else None
+        if (
+            participle
+            and prefix.split()[-1].lower() in ("was", "is", "were", "are")
+            and not _subject_verb(match.group("body"), participle)
+        ):
             tail = " " + participle.group(1)  # "…the university where X taught founded?"
         first = text[start:end].strip()
         if tail:
@@ -149,6 +154,24 @@ def _split_en_relative(text: str) -> Split | None:
         if _asks_more_en(rest):
             return Split(first=first, rest=rest)
     return None
+
+
+# Participles only a passive takes ("Where was the singer who recorded Hello Love born?"):
+# after a name they are still the question's verb, not the clause's.
+_BE_PARTICIPLES = (
+    r"born|located|based|founded|formed|released|published|buried|built|established|"
+    r"situated|headquartered|raised|educated|named|set|made|written|held|known|created"
+)
+_PASSIVE_ONLY = re.compile(rf"^(?:{_BE_PARTICIPLES})$")
+
+
+def _subject_verb(body: str, participle: re.Match[str]) -> bool:
+    """ "…where June Alcott studied": an -ed word right after a name is the clause's own
+    verb (its subject the name), unless only a passive takes it ("…Hello Love born")."""
+    before = body[: participle.start()].split()
+    return (
+        bool(before) and before[-1][:1].isupper() and not _PASSIVE_ONLY.match(participle.group(1))
+    )
 
 
 def _asks_more_en(rest: str) -> bool:

@@ -42,6 +42,7 @@ from planrag.services.ask_events import (
     ResultHit,
     SearchPlanEvent,
     SearchStages,
+    StepAnswer,
 )
 from planrag.services.ask_requests import (
     TONES,
@@ -437,8 +438,11 @@ class AskService:
         final = self._extractive(asked, unscoped, passages, readable)
         if not final:
             final = step_answer_text(steps[-1:], passages)
-        # The answer leads (issue 24); the bridge steps' sentences follow it, each once.
-        bridges = step_answer_text(steps[:-1], passages, written=final)
+        # The answer leads (issue 24); the bridge steps' sentences follow it, each once, and
+        # the last step's too when the question was read instead and missed what it read
+        # ("She died in Vienna." for "In which city did {{s1.answer}} die?").
+        missed = not named and not last.adaptive and _missed(last.answer, final)
+        bridges = step_answer_text(steps if missed else steps[:-1], passages, written=final)
         return " ".join(p for p in (final, bridges) if p) or self._extractive(
             question, plan, passages, readable
         )
@@ -632,6 +636,10 @@ def graph_path(stages: SearchStages | None, passages: list[Passage]) -> GraphPat
         if path and path.get("chunks") and path["chunks"][-1] in held:
             return GraphPath.model_validate(path)
     return None
+
+
+def _missed(answer: StepAnswer | None, final: str) -> bool:
+    return answer is not None and answer.text.casefold() not in final.casefold()
 
 
 def _answer_steps(results: list[StepResult], answer_from: str | None) -> list[StepResult]:

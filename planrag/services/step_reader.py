@@ -22,12 +22,14 @@ from planrag.services.ask_events import StepAnswer
 from planrag.services.passage_text import body_sentences
 from planrag.text.answer_slots import carries, slot_of
 from planrag.text.answer_types import typed_spans
+from planrag.text.english_kinds import english_kind
 from planrag.text.entities import HANGUL, find_mentions, normalize
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import MAYBE_PERSON, typed_names
 from planrag.text.sentence_names import (
     candidates,
     clause_verb,
+    introduced,
     ordered_names,
     plain_words,
     refers_back,
@@ -141,7 +143,12 @@ class StepReader:
                 headed = [n for n in [*typed, *names] if head and head.casefold() in n.casefold()]
                 typed_headed = [n for n in typed if n in headed]
                 # written right after the head noun: "광고 회사 새벽기획", "the company Acme"
-                apposed = [n for n in [*typed, *names] if head and f"{head} {n}" in sentence]
+                # or after its verb: "a film directed by Ilse Brandt" for "the director of …"
+                apposed = [
+                    n
+                    for n in [*typed, *names]
+                    if head and (f"{head} {n}" in sentence or introduced(n, sentence, head))
+                ]
                 bonus = (TYPED_BONUS if typed else 0.0) + (
                     HEADED_BONUS if headed or apposed else 0.0
                 )
@@ -243,10 +250,15 @@ def typed_answers(sentence: str, expected: StepType) -> list[str]:
         return [s.text for s in typed_spans(sentence, "number")]
     if not expected.kind:
         return []
+    latin = not HANGUL.search(sentence)
+    kinds = [
+        (n, english_kind(n.name, n.type, sentence) if latin else n.type)
+        for n in typed_names(sentence)
+    ]
     names = [
         n.name
-        for n in typed_names(sentence)
-        if (n.type in expected.accepts or (n.type == MAYBE_PERSON and expected.kind == PERSON))
+        for n, kind in kinds
+        if (kind in expected.accepts or (kind == MAYBE_PERSON and expected.kind == PERSON))
         and not n.surname
     ]
     if expected.kind == PERSON:

@@ -107,6 +107,17 @@ def plain_words(query: str) -> set[str]:
     return words | {v for w in words for v in _ROLE_VERBS.get(w, ())}
 
 
+def introduced(name: str, sentence: str, head: str) -> bool:
+    """English: the sentence credits `name` with the query's role by its passive verb ("a
+    film directed by Ilse Brandt", "founded in 1994 by Cal Hooper" for "the founder of …")."""
+    at = sentence.find(name)
+    verbs = _ROLE_VERBS.get(head.casefold(), ())
+    if at < 0 or not verbs or HANGUL.search(sentence):
+        return False
+    before = [w.casefold() for w in re.findall(r"[A-Za-z]+", sentence[:at])[-5:]]
+    return any(w in verbs and "by" in before[k + 1 :] for k, w in enumerate(before))
+
+
 # An agent noun and the passive verbs a sentence credits its holder with ("directed by X").
 _ROLE_VERBS: dict[str, tuple[str, ...]] = {
     "singer": ("recorded", "sung", "performed"),

@@ -71,10 +71,12 @@ _KO_HEADS: tuple[tuple[tuple[str, ...], StepType], ...] = (
 )  # fmt: skip
 _EN_HEADS: tuple[tuple[tuple[str, ...], StepType], ...] = (
     (("state", "country", "city", "town", "village", "county", "province", "region", "island",
-      "river", "lake", "mountain", "capital", "continent", "place"), StepType(PLACE, (PLACE,))),
+      "river", "lake", "mountain", "capital", "continent", "place", "district"),
+     StepType(PLACE, (PLACE,))),
     (("university", "college", "school", "company", "firm", "band", "group", "team", "league",
       "network", "channel", "label", "club", "organization", "organisation", "party",
-      "newspaper", "magazine", "airline", "studio"), _TYPES[ORG]),
+      "newspaper", "magazine", "airline", "studio", "conservatory", "academy", "institute",
+      "museum", "hospital", "church"), _TYPES[ORG]),
     (("man", "woman", "person", "actor", "actress", "singer", "director", "author", "player",
       "writer", "artist", "musician", "politician", "president", "founder", "composer",
       "producer", "poet", "novelist", "coach", "member", "ceo", "officer", "performer",

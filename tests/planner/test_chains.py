@@ -146,6 +146,10 @@ ENGLISH_CHAINS = [
         "Where was the founder of the record label of The Night Owls born?",
         ["the record label of The Night Owls", "Where was the founder of {{s1.answer}} born?"],
     ),
+    (  # an -ed word right after the name is the clause's own verb ("Ada Lyle studied")
+        "In which city is the academy where Ada Lyle studied?",
+        ["the academy where Ada Lyle studied", "In which city is {{s1.answer}}?"],
+    ),
     (  # "with the …" on a role noun; the stranded "in" stays with the question
         "What film was the boxer with the real name of Tomas Verrill in?",
         ["the boxer with the real name of Tomas Verrill", "What film was {{s1.answer}} in?"],

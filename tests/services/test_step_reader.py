@@ -174,3 +174,42 @@ def test_a_question_word_reads_the_name_carrying_its_particle() -> None:
     ]
     read = StepReader().read("부산 남구에는 무엇이 있나요?", found)
     assert read is not None and read.text == "문현금융단지"
+
+
+EN_PAGES = FIXTURES.parent / "en_pages"
+
+
+def en_passages(*names: str) -> list[Passage]:
+    return [
+        Passage(
+            n=i, chunk_id=f"c{i}", doc_id=name, knowledge_base="en", score=1.0,
+            content=(EN_PAGES / name).read_text(encoding="utf-8"),
+        )
+        for i, name in enumerate(names, start=1)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "docs", "answer"),
+    [
+        # "Redwing Records" is an organisation (its ending), not a person like "Milo Grant",
+        # the label's other artist on a page that also names the band
+        (
+            "the record label of The Lantern Society",
+            ["the_lantern_society.txt", "redwing_records.txt", "milo_grant.txt"],
+            "Redwing Records",
+        ),
+        # the person the sentence credits with the role ("a film directed by Ilse Brandt"),
+        # not the novel's writer named in the sentence holding the title
+        (
+            "the director of the film adaptation of The Salt Road",
+            ["the_salt_road.txt", "marlow_vance.txt", "ilse_brandt.txt"],
+            "Ilse Brandt",
+        ),
+    ],
+)
+def test_an_english_step_reads_the_name_its_relation_points_to(
+    query: str, docs: list[str], answer: str
+) -> None:
+    read = StepReader().read(query, en_passages(*docs))
+    assert read is not None and read.text == answer
