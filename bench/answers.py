@@ -14,6 +14,9 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
   subject the documents hold, "says_absent" counting the answers that say so) and `ko_s13`
   (qa_heldout_s13.jsonl: written in session 13 as users ask, colloquial, with spacing slips and
   synonyms; `also`: a second gold "anywhere" must hold too) ask the same KB;
+- `ko_fresh`: seven Korean documents in other domains (tests/fixtures/ko_fresh, session 14:
+  a hospital, a library, a food company, a lab, minutes, an FAQ), 90 questions as users ask,
+  written before any run; its own KB ("answers-ko-fresh");
   a file's `split` (tune / heldout) is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers; `hotpot24`: HotpotQA-24 (same folder, 24 other questions
@@ -58,6 +61,7 @@ from bench.server import planrag_server  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = DEFAULT_DATA_DIR  # ../shared/data, or PLANRAG_BENCH_DATA
 KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
+FRESH_DIR = ROOT / "tests" / "fixtures" / "ko_fresh"  # session 14: documents nobody tuned on
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
 ABSENT = (
     "문서에 없습니다",
@@ -82,10 +86,16 @@ KO_FILES = {
     # answerable and 8 absent; `also`: a second part the answer must hold too (two questions in one)
     "ko_s13": "qa_heldout_s13.jsonl",
 }
+# Sets over other fixture corpora: {set: (folder, question file)}, each its own KB.
+FIXTURE_SETS = {
+    # session 14: seven new Korean documents and 90 questions, written before any run
+    "ko_fresh": (FRESH_DIR, "qa.jsonl"),
+}
 
 
 # The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
 KB_NAMES = {name: "answers-ko" for name in KO_FILES} | {
+    "ko_fresh": "answers-ko-fresh",
     "hotpot": "set-hotpotqa_200",
     "hotpot24": "set-hotpotqa_24",
     "allganize": "set-allganize_rag_ko",
@@ -93,9 +103,10 @@ KB_NAMES = {name: "answers-ko" for name in KO_FILES} | {
 
 
 def ko_set(name: str = "ko") -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
-    docs = {p.name: (p.name, p.read_text()) for p in sorted(KO_DIR.glob("*.md"))}
+    folder, file = FIXTURE_SETS.get(name, (KO_DIR, KO_FILES.get(name, "")))
+    docs = {p.name: (p.name, p.read_text()) for p in sorted(folder.glob("*.md"))}
     docs.pop("README.md", None)
-    questions = [json.loads(line) for line in (KO_DIR / KO_FILES[name]).open()]
+    questions = [json.loads(line) for line in (folder / file).open()]
     for q in questions:
         q["golds"] = [q["answer"], *q.get("aliases", [])] if "answer" in q else []
         q["gold_docs"] = [q["doc"]] if "doc" in q else []
@@ -124,7 +135,7 @@ def beir_set(path: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any
 
 
 def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
-    if name in KO_FILES:
+    if name in KO_FILES or name in FIXTURE_SETS:
         return ko_set(name)
     if name == "hotpot":
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_200.json")
@@ -132,7 +143,7 @@ def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_24.json")
     if name == "allganize":
         return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json")
-    raise SystemExit(f"unknown set {name!r}: ko, hotpot, hotpot24 or allganize")
+    raise SystemExit(f"unknown set {name!r}: ko, ko_fresh, hotpot, hotpot24 or allganize")
 
 
 def ensure_kb(

@@ -39,7 +39,7 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers import KO_FILES, SHARED, gold_in, lead_of, load_set, summarise  # noqa: E402
+from bench.answers import FIXTURE_SETS, KO_FILES, SHARED, gold_in, lead_of, load_set, summarise  # noqa: E402
 from bench.report import RESULTS_DIR  # noqa: E402
 from planrag.core.types import CrossFloors  # noqa: E402
 from planrag.services.answers import Passage  # noqa: E402
@@ -101,7 +101,7 @@ def cause(row: dict[str, Any], answer: str) -> str:
 def gold_texts(name: str) -> dict[str, list[str]]:
     """{question id: its gold documents' texts} of a shared set (empty for our fixtures, whose
     rows keep the saved figure)."""
-    if name in KO_FILES:
+    if name in KO_FILES or name in FIXTURE_SETS:
         return {}
     docs, questions = load_set(name, SHARED)
     return {q["id"]: [docs[f][1] for f in q["gold_docs"]] for q in questions}
