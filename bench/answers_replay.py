@@ -182,6 +182,9 @@ def main() -> None:
         rows = replay(rows, extractor, gold_texts(args.set))
         embedder.save()
     print(json.dumps(summarise(rows), ensure_ascii=False))
+    for split in sorted({r["split"] for r in rows if r.get("split")}):
+        chosen = [r for r in rows if r.get("split") == split]
+        print(f"  {split}", json.dumps(summarise(chosen), ensure_ascii=False))
     if args.dump:
         answers = [[r.get("id"), r["question"], r["answer"]] for r in rows]
         args.dump.write_text(json.dumps(answers, ensure_ascii=False, indent=0))

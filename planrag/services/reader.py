@@ -60,6 +60,7 @@ from planrag.text.answer_types import (
 from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
 from planrag.text.korean import opening_subject, written_compounds
+from planrag.text.korean_kinds import asked_unit, carries_unit, counted_in, refined_kind
 from planrag.text.korean_terms import add_kinds_held, add_names_held, add_parts_held
 from planrag.text.question_shapes import is_bridge
 
@@ -90,6 +91,8 @@ TOPIC_WEIGHT = 0.5
 # The kind a Korean 어느/무슨 question asks which one of ("어느 학교"): a sentence naming
 # something of that kind ("서울대학교") holds a candidate answer (session 13).
 KIND_WEIGHT = 1.5
+# A span in the counter a Korean 몇 asks in ("몇 살": "16세", not "300대"; session 14).
+UNIT_MATCH = 0.5
 _HEADED = ("person", "place", "thing")
 # Below this share of what is asked held by any sentence in the question's language, its words
 # only name the subject ("Hanbit Robotics" in an English trade-fair note, asked for the CEO):
@@ -108,7 +111,7 @@ class Reader(ReaderEvidence):
 
     def question(self, question: str) -> ReadQuestion:
         """The question as the reader holds it: terms, names, model codes, answer type."""
-        return self._question(question, answer_type(question))
+        return self._question(question, _kind(question))
 
     def answers_type(self, q: ReadQuestion, sentence: str) -> bool:
         """Whether the sentence holds something of the asked type the question lacks (any
@@ -132,6 +135,7 @@ class Reader(ReaderEvidence):
             self.terms(verb) & terms if verb else set(),
             self._head(asked or question, kind, terms),
             written_compounds(question) if is_korean(question) else {},
+            asked_unit(asked or question) if is_korean(asked or question) else None,
         )  # fmt: skip
 
     def _head(self, question: str, kind: AnswerType, terms: set[str]) -> set[str]:
@@ -158,7 +162,7 @@ class Reader(ReaderEvidence):
         overrides the answer type the question's words give."""
         # Terms and names from the search text (a plan's query has no time words: "9월" is a
         # filter, not a topic); the answer type from the question's own words.
-        q = self._question(search_text or question, kind or answer_type(question), question)
+        q = self._question(search_text or question, kind or _kind(question), question)
         evident = self.evidence(search_text or question, passages) if check else None
         evidence = [p.n for p in passages] if evident is None else evident
         reading = Reading(question=question, answer_type=q.kind, evidence=evidence)
@@ -338,7 +342,8 @@ class Reader(ReaderEvidence):
         if not found:
             return -TYPE_MISS
         slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
-        return (1.0 if own else AGENT_MATCH) + slot
+        unit = q.unit is not None and any(carries_unit(s.text, q.unit) for s in found)
+        return (1.0 if own else AGENT_MATCH) + slot + (UNIT_MATCH if unit else 0.0)
 
     def fills_slot(self, q: ReadQuestion, sentence: str) -> bool:
         """Whether the sentence holds a span of the asked type carrying the question word's
@@ -403,10 +408,13 @@ class Reader(ReaderEvidence):
             return title  # "Chiwetel Umeadi Ejiofor, CBE (born …) is …" on "Chiwetel Ejiofor"
         slotted = set(self._slot_spans(q, sentence)) & spans
         kinds = {s for s in spans if any(named_kind(s, kind) for kind in q.head)}
+        counted = {s for s in spans if q.unit is not None and counted_in(s, q.unit, sentence)}
         if len(spans) > 1 and len(slotted) == 1:
             spans = slotted  # "한빛로보틱스에 … 투자했고, 나머지 … 동해캐피털이 투자했다"
         elif len(spans) > 1 and len(kinds) == 1 and is_korean(q.text):
             spans = kinds  # "어느 학교": "박지은은 서울대학교 … 졸업했고, … 한빛로보틱스에"
+        elif len(spans) > 1 and len(counted) == 1:
+            spans = counted  # "몇 살": "씽씽E는 만 16세 이상만 …, 300대"
         if len(spans) == 1:
             span = spans.pop()
             named = q.kind != "person" or not re.search(rf"\bthe {re.escape(span)}", sentence)
@@ -433,6 +441,12 @@ class Reader(ReaderEvidence):
 
 
 _PRONOUN = re.compile(r"(?:He|She|It|They|His|Her|Its|Their|This|These)\b")
+
+
+def _kind(question: str) -> AnswerType:
+    """The answer type a question's words give (Korean: its counter and named noun too)."""
+    kind = answer_type(question)
+    return refined_kind(question, kind) if is_korean(question) else kind
 
 
 def read(

@@ -22,6 +22,7 @@ reader's own use (`Reader._score` reads the same sentences): nothing is embedded
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,7 @@ from planrag.planner.query_text import generic_terms
 from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import plain_text
 from planrag.services.reader_signals import FUNCTION_WORDS
+from planrag.text.answer_types import model_codes
 from planrag.text.korean import splits_into, written_compounds
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
@@ -44,6 +46,7 @@ CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to
 # The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
 # and in a passage as 대학교): a high bar, irrelevant Korean questions reach 0.81 on ko_company.
 SAME_LANGUAGE_MIN = 0.87
+_CODE_TERM = re.compile(r"[a-z]{1,5}\d{1,5}[a-z]{0,2}")  # a model code Kiwi kept whole
 KEPT_VECTORS = 4096  # e5 vectors a reader keeps (an ask reads a few hundred texts at most)
 
 
@@ -112,6 +115,12 @@ class ReaderEvidence:
         Kiwi split (`compounds`: "온콜" as 온 + 콜) holds its parts."""
         tokens = list(read if read is not None else map(set, self._tokenizer.tokenize_many(texts)))
         found = [terms & (t | _parts_of_whole(t, compounds)) for t in tokens]
+        codes = {t for t in terms if _CODE_TERM.fullmatch(t)}  # "dk250" of "DK250 언제 나왔어?"
+        if codes:  # held by a text writing it "DK-250" or "DK 250" (Kiwi: dk + 250)
+            found = [
+                h | {c for c in codes - h if c.upper() in model_codes(text)}
+                for h, text in zip(found, texts, strict=True)
+            ]
         missing = [{t for t in terms - held if len(t) >= 2 and is_korean(t)} for held in found]
         unread = set().union(*missing)
         if not unread:

@@ -73,6 +73,7 @@ class ReadQuestion:
     head: set[str] = field(default_factory=set)  # the wh-phrase's terms (`text/asked_heads.py`)
     # compounds written as one word ("연구단지": 연구 + 단지), found inside a sentence's names
     compounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    unit: str | None = None  # the counter a Korean 몇 asks in ("몇 살" → 살: `korean_kinds`)
 
     @property
     def asked(self) -> set[str]:

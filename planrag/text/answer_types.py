@@ -20,6 +20,7 @@ from typing import Literal
 
 from kiwipiepy import Token
 
+from planrag.text.code_spans import glued_codes
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import PERSON, korean_names
@@ -283,12 +284,12 @@ def typed_spans(sentence: str, kind: AnswerType) -> list[Span]:
     if kind == "date":
         return sorted(_matches(_DATE, sentence) + _matches(_PERIOD, sentence), key=_start)
     if kind == "number":
-        dates = _matches(_DATE, sentence)  # a recurring period's count stays an amount
+        dates = _matches(_DATE, sentence) + [Span(*c, "") for c in glued_codes(sentence)]
         return [
             s
             for s in _matches(_NUMBER, sentence)
             if any(c.isdigit() for c in s.text) or s.text[0].isalpha()
-            if not any(d.start <= s.start < d.end for d in dates)  # "11" of "2024년 11월"
+            if not any(d.start <= s.start < d.end for d in dates)  # "11" of "2024년 11월", "DK-2"
         ]
     if kind == "person":
         return _people(sentence)
@@ -427,7 +428,7 @@ def _name_shaped(word: str) -> bool:
         return False
     if word.startswith(_FAMILY2):
         return len(word) in (3, 4)
-    return len(word) == 3 and word[0] in _FAMILY
+    return len(word) == 3 and word[0] in _FAMILY and word[-1] not in "시군"  # 나주시: a city
 
 
 # Nouns that end the name of a place or an organisation ("한결대학교", "이천 공장", "대한물류"):

@@ -282,7 +282,7 @@ def _typed(
         return Named(name, PERSON, start, end, surname=True, title=title)
     if len(run) == 1 and kinds[0] not in (ORG, "unit", EVENT, PLACE):
         if (is_person_name(name) and (proper or title or role)) or (
-            is_person_name(name, short=True) and title
+            is_person_name(name, short=True) and title and "MAG" not in run[0].tags  # 현재
         ):
             return Named(name, PERSON, start, end, title=title)
         if is_person_name(name) and not run[0].bare and not _generic(name):
