@@ -275,6 +275,8 @@ def score(
             else None
         ),
         "gold_first": first in question["gold_docs"],
+        # a fact no document holds, asked of a named document: "not found" is its right answer
+        "absent": question.get("type") == "absent",
         "lead_from_gold": lead_doc in question["gold_docs"] if lead_doc else False,
         "not_found": said_none or not exists,
         "says_absent": any(p in answer for p in ABSENT),
@@ -304,7 +306,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "gold_anywhere_pct": pct(sum(r["anywhere"] for r in graded), len(graded)),
         "lead_cites_gold_doc_pct": pct(sum(r["lead_from_gold"] for r in rows), len(rows)),
         "gold_first": sum(r["gold_first"] for r in rows),
-        "false_not_found": sum(r["not_found"] and r["gold_first"] for r in rows),
+        "false_not_found": sum(
+            r["not_found"] and r["gold_first"] and not r.get("absent") for r in rows
+        ),
         "not_found": sum(r["not_found"] for r in rows),
         "verdict_disagreements": sum(r["disagree"] for r in rows),
         "says_absent": sum(r.get("says_absent", False) for r in rows),
