@@ -40,6 +40,11 @@ CHAIN = "한빛로보틱스 대표이사가 졸업한 대학교의 총장은?"
 
 def _served(tmp: Path, embedders: EmbedderRegistry, llm: LLMSettings, script: Script):
     settings = Settings(_env_file=None, data_dir=tmp, llm=llm)  # type: ignore[call-arg]
+    # The chains here are about steps, not the time budget (its own test sets it): three steps
+    # on a loaded machine may pass the default 30 s (the chain test failed once under load in
+    # session 14 and passed alone; the budget is the likely cause, not a confirmed one).
+    ask = settings.ask.model_copy(update={"steps_time_budget_s": 600.0})
+    settings = settings.model_copy(update={"ask": ask})
     app = create_app(settings, embedders)
     with serve(app) as url:
         yield Served(url, script, app, fill_kb(url, "ko", DOCS))
