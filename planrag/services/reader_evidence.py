@@ -36,6 +36,7 @@ from planrag.services.answers import Passage, is_korean
 from planrag.services.passage_text import plain_text
 from planrag.services.reader_signals import FUNCTION_WORDS
 from planrag.text.answer_types import model_codes
+from planrag.text.code_spans import code_pattern
 from planrag.text.korean import splits_into, written_compounds
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
@@ -46,7 +47,7 @@ CROSS_LINGUAL_MIN = 0.77  # e5 similarity a passage in another language needs to
 # The same in one language, where words failed (Kiwi reads "한결대학교" in a question as 학교
 # and in a passage as 대학교): a high bar, irrelevant Korean questions reach 0.81 on ko_company.
 SAME_LANGUAGE_MIN = 0.87
-_CODE_TERM = re.compile(r"[a-z]{1,5}\d{1,5}[a-z]{0,2}")  # a model code Kiwi kept whole
+_CODE_TERM = re.compile(code_pattern(""))  # a model code Kiwi kept whole ("dk250")
 KEPT_VECTORS = 4096  # e5 vectors a reader keeps (an ask reads a few hundred texts at most)
 
 

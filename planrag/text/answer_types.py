@@ -20,7 +20,7 @@ from typing import Literal
 
 from kiwipiepy import Token
 
-from planrag.text.code_spans import glued_codes
+from planrag.text.code_spans import code_pattern, glued_codes
 from planrag.text.entities import find_mentions
 from planrag.text.korean import get_kiwi
 from planrag.text.named_entities import PERSON, korean_names
@@ -140,7 +140,7 @@ _NUMBER = re.compile(
     re.I,
 )
 _MODEL_CODE = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,5}[-\s]?\d{1,5}[A-Za-z]{0,2}|\d{1,2}\.\d{1,2}(?:\.\d+)?)"
+    r"(?<![A-Za-z0-9])(?:" + code_pattern(r"[-\s]?") + r"|\d{1,2}\.\d{1,2}(?:\.\d+)?)"
     r"(?![A-Za-z0-9])(?!\.\d)"
 )
 # Common Korean family names (one syllable; the two-syllable ones are matched apart).

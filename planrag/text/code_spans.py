@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["glued_codes"]
+__all__ = ["code_pattern", "glued_codes"]
 
-_GLUED_CODE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,5}-?\d{1,5}[A-Za-z]{0,2}(?![A-Za-z0-9])")
+
+def code_pattern(joint: str) -> str:
+    """A model code's shape — letters, then `joint` (what may part them), then digits and at
+    most two letters: "DK-250", "S2", "X100K" — for every reader of codes to share."""
+    return rf"[A-Za-z]{{1,5}}{joint}\d{{1,5}}[A-Za-z]{{0,2}}"
+
+
+_GLUED_CODE = re.compile(rf"(?<![A-Za-z0-9]){code_pattern('-?')}(?![A-Za-z0-9])")
 
 
 def glued_codes(text: str) -> list[tuple[int, int]]:
