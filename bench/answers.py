@@ -17,6 +17,10 @@ one knowledge base per set, kept under bench/results/answers-data/ (gitignored) 
 - `ko_fresh`: seven Korean documents in other domains (tests/fixtures/ko_fresh, session 14:
   a hospital, a library, a food company, a lab, minutes, an FAQ), 90 questions as users ask,
   written before any run; its own KB ("answers-ko-fresh");
+- `ko_fresh2`: eight more Korean documents (tests/fixtures/ko_fresh2, session 15: an apartment
+  notice board, a gym's terms, a startup, a festival, travel insurance, a vocational school, an
+  outage report, a bakery), 100 questions as users ask (everyday words for the documents' words),
+  written before any run by someone who had not read the reader; its own KB ("answers-ko-fresh2");
   a file's `split` (tune / heldout) is summarised apart;
 - `hotpot`: HotpotQA-200 (../shared/data/hotpotqa_dev_subset, 1,990 paragraphs, read at run time,
   never committed), its short answers; `hotpot24`: HotpotQA-24 (same folder, 24 other questions
@@ -62,6 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = DEFAULT_DATA_DIR  # ../shared/data, or PLANRAG_BENCH_DATA
 KO_DIR = ROOT / "tests" / "fixtures" / "ko_company"
 FRESH_DIR = ROOT / "tests" / "fixtures" / "ko_fresh"  # session 14: documents nobody tuned on
+FRESH2_DIR = ROOT / "tests" / "fixtures" / "ko_fresh2"  # session 15: a second such corpus
 NOT_FOUND = ("찾지 못했습니다", "found no documents")
 ABSENT = (
     "문서에 없습니다",
@@ -90,12 +95,15 @@ KO_FILES = {
 FIXTURE_SETS = {
     # session 14: seven new Korean documents and 90 questions, written before any run
     "ko_fresh": (FRESH_DIR, "qa.jsonl"),
+    # session 15: eight more Korean documents and 100 questions, written before any run
+    "ko_fresh2": (FRESH2_DIR, "qa.jsonl"),
 }
 
 
 # The KB each set is asked against; the big sets' KBs come from the shared e5 ingestion.
 KB_NAMES = {name: "answers-ko" for name in KO_FILES} | {
     "ko_fresh": "answers-ko-fresh",
+    "ko_fresh2": "answers-ko-fresh2",
     "hotpot": "set-hotpotqa_200",
     "hotpot24": "set-hotpotqa_24",
     "allganize": "set-allganize_rag_ko",
@@ -143,7 +151,7 @@ def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_24.json")
     if name == "allganize":
         return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json")
-    raise SystemExit(f"unknown set {name!r}: ko, ko_fresh, hotpot, hotpot24 or allganize")
+    raise SystemExit(f"unknown set {name!r}: ko, ko_fresh, ko_fresh2, hotpot, hotpot24 or allganize")
 
 
 def ensure_kb(
