@@ -116,7 +116,7 @@ def _korean(reader: Reader, question: str, passages: list[Passage]) -> Missing |
         return None
     texts = [f"{p.title or ''}\n{plain_text(p.content)}" for p in passages]
     terms = {t.form for t, _ in words}
-    held = set().union(*reader.held(terms, texts))
+    held = set().union(*reader.held(terms, texts, question=question))
     names = [t for t, _ in words if t.tag == "NNP" or getattr(t, "oov", False)]
     if not any(n.form in held for n in names):
         return None  # the subject itself is not held: not a detail of something found

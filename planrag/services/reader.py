@@ -61,6 +61,7 @@ from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
 from planrag.text.korean import opening_subject, written_compounds
 from planrag.text.korean_kinds import asked_unit, carries_unit, counted_in, refined_kind
+from planrag.text.korean_synonyms import add_synonyms_held, synonym_patterns
 from planrag.text.korean_terms import add_kinds_held, add_names_held, add_parts_held
 from planrag.text.question_shapes import is_bridge
 
@@ -209,7 +210,7 @@ class Reader(ReaderEvidence):
         bridges = self._bridges(q, passages)
         korean = is_korean(q.text)
         for rank, passage in enumerate(passages):
-            context = self.coverage(q.terms, passage, q.compounds) if q.terms else 0.0
+            context = self.coverage(q.terms, passage, q.compounds, q.text) if q.terms else 0.0
             carried: set[str] = model_codes(passage.title or "")
             seen_terms = self.terms(passage.title or "")
             title_key = sentence_key(passage.title or "") or None  # a title line says nothing
@@ -218,6 +219,7 @@ class Reader(ReaderEvidence):
             sentences = [sentence for sentence, _ in headed]
             term_lists = self.sentence_terms(sentences, q.compounds)
             if korean:
+                add_synonyms_held(synonym_patterns(q.text, q.terms), sentences, term_lists)
                 add_kinds_held(q.head, term_lists)
                 add_parts_held(q.terms - q.verb, term_lists)  # 연구하나: not 연구소
                 add_names_held(q.compounds, term_lists)

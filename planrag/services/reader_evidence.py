@@ -38,6 +38,7 @@ from planrag.services.reader_signals import FUNCTION_WORDS
 from planrag.text.answer_types import model_codes
 from planrag.text.code_spans import code_pattern
 from planrag.text.korean import splits_into, written_compounds
+from planrag.text.korean_synonyms import add_synonyms_held, synonym_patterns
 from planrag.text.tokenizer import LexicalTokenizer, tokenizer_for
 
 __all__ = ["CROSS_LINGUAL_MIN", "READ_PASSAGES", "SAME_LANGUAGE_MIN", "ReaderEvidence"]
@@ -95,12 +96,15 @@ class ReaderEvidence:
         terms: set[str],
         passage: Passage,
         compounds: Mapping[str, tuple[str, ...]] | None = None,
+        question: str | None = None,
     ) -> float:
         """The share of the terms the passage (its title too) holds; 1 without terms."""
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(self.held(terms, [text], compounds=compounds)[0]) / len(terms)
+        return len(self.held(terms, [text], compounds=compounds, question=question)[0]) / len(
+            terms
+        )
 
     def held(
         self,
@@ -108,14 +112,18 @@ class ReaderEvidence:
         texts: Sequence[str],
         read: Sequence[set[str]] | None = None,
         compounds: Mapping[str, tuple[str, ...]] | None = None,
+        question: str | None = None,
     ) -> list[set[str]]:
         """The terms each text holds (`read`: the texts' tokens when the caller has them). A
         Korean term Kiwi read differently in a text is looked for again with the terms given to
         Kiwi as words ("내선 2040으로" reads as 내 + 서 + ㄴ, "동해캐피털" as 동해 + 캐피털 in
         one sentence and whole in another); a text reading whole a compound the question's
-        Kiwi split (`compounds`: "온콜" as 온 + 콜) holds its parts."""
+        Kiwi split (`compounds`: "온콜" as 온 + 콜) holds its parts; a text writing a Korean
+        term another way holds it (`korean_synonyms`: 급여일 holds 월급날; the question's own
+        words, when given, add its phrases: "쉬는 날" is held by 휴관일)."""
         tokens = list(read if read is not None else map(set, self._tokenizer.tokenize_many(texts)))
         found = [terms & (t | _parts_of_whole(t, compounds)) for t in tokens]
+        add_synonyms_held(synonym_patterns(question or " ".join(terms), terms), texts, found)
         codes = {t for t in terms if _CODE_TERM.fullmatch(t)}  # "dk250" of "DK250 언제 나왔어?"
         if codes:  # held by a text writing it "DK-250" or "DK 250" (Kiwi: dk + 250)
             found = [
@@ -159,7 +167,9 @@ class ReaderEvidence:
         """The numbers of the passages that pass the evidence check."""
         terms, compounds = self.terms(question), written_compounds(question)
         shown = list(passages[:READ_PASSAGES])
-        passed = [p.n for p in shown if self.coverage(terms, p, compounds) >= self._floor]
+        passed = [
+            p.n for p in shown if self.coverage(terms, p, compounds, question) >= self._floor
+        ]
         if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
             return passed
         return [p.n for p, near in zip(shown, self.near(question, shown), strict=True) if near]
