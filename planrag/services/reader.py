@@ -92,7 +92,8 @@ TOPIC_WEIGHT = 0.5
 # The kind a Korean 어느/무슨 question asks which one of ("어느 학교"): a sentence naming
 # something of that kind ("서울대학교") holds a candidate answer (session 13).
 KIND_WEIGHT = 1.5
-# A span in the counter a Korean 몇 asks in ("몇 살": "16세", not "300대"; session 14).
+# A span in the counter a Korean 몇 asks in ("몇 살": "16세", not "300대"; session 14); a
+# sentence whose numbers are all counted in other units gets no type credit (session 15).
 UNIT_MATCH = 0.5
 _HEADED = ("person", "place", "thing")
 # Below this share of what is asked held by any sentence in the question's language, its words
@@ -344,8 +345,9 @@ class Reader(ReaderEvidence):
         if not found:
             return -TYPE_MISS
         slot = SLOT_FILLED if self._slotted(q, sentence, found) else 0.0
-        unit = q.unit is not None and any(carries_unit(s.text, q.unit) for s in found)
-        return (1.0 if own else AGENT_MATCH) + slot + (UNIT_MATCH if unit else 0.0)
+        if q.unit is not None and not any(carries_unit(s.text, q.unit) for s in found):
+            return slot  # counted in another unit: "300대" answers no "몇 살"
+        return (1.0 if own else AGENT_MATCH) + slot + (UNIT_MATCH if q.unit else 0.0)
 
     def fills_slot(self, q: ReadQuestion, sentence: str) -> bool:
         """Whether the sentence holds a span of the asked type carrying the question word's

@@ -117,6 +117,10 @@ _DATE = re.compile(
     r"|(?:(?:전날|당일|다음\s*날|익일|매일)\s*)?(?:(?:오전|오후|새벽|아침|저녁|밤)\s*)?"
     r"\d{1,2}\s*시(?!간|즌|리즈)(?:\s*\d{1,2}\s*분|\s*반)?"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
+    # a day that recurs: "매주 화요일", "매월 첫째 월요일", "매월 25일", "토요일"
+    r"|(?:(?:매주|격주|매월|매달)\s*)?(?:(?:첫째|둘째|셋째|넷째|마지막)\s*(?:주\s*)?)?"
+    r"[월화수목금토일](?:·[월화수목금토일])*요일"
+    r"|(?:매월|매달)\s*(?:\d{1,2}\s*일|말일|초|말)"
 )
 # When something recurs or follows a span of service answers "언제" too: "근속 5년마다", "입사
 # 1년 후", "3개월마다" (the date pattern has no such spans, so a number inside keeps its amount).
