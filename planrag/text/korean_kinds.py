@@ -2,7 +2,8 @@
 
 - The counter after 몇 ("몇 살", "몇 명", "몇 권", "몇 호", spaced or not: "몇살"): the number
   asked carries that unit, or one written for it (살 and 세); "몇 시" asks a time of day
-  ("18:00", "오후 4시 30분"), a date span, not an amount.
+  ("18:00", "오후 4시 30분"), a date span, not an amount. "얼마" asks a price in 원 unless the
+  question names a measure ("무게 얼마야?").
 - "…이름이 뭐야?" asks for a person only when the noun it names is one ("병원장 이름",
   "담당자 이름"); "앱 이름", "제품 이름" ask for a thing's name.
 
@@ -20,9 +21,22 @@ from planrag.text.name_lexicon import ROLES, TITLES
 __all__ = ["asked_unit", "carries_unit", "counted_in", "refined_kind"]
 
 # Units written for one another in answers: a person's age is "16세" for "몇 살".
-_SAME_UNIT = {"살": ("세", "살"), "세": ("세", "살"), "개월": ("개월", "달"), "달": ("개월", "달")}
+_SAME_UNIT = {
+    "살": ("세", "살"),
+    "세": ("세", "살"),
+    "개월": ("개월", "달"),
+    "달": ("개월", "달"),
+    # "얼마" in another currency, or a rate ("금리 얼마야?")
+    "원": ("원", "달러", "엔", "유로", "위안", "파운드", "%", "퍼센트"),
+}
 _TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}|\d\s*시(?!간)")
 _COUNTERS = ("NNB", "NNG")
+# "얼마" asking a price: not "얼마나" (how long, how far), and not of a measure the question names.
+_PRICE = re.compile(r"얼마(?!나|큼|만큼|동안)")
+_MEASURES = frozenset(
+    """무게 중량 길이 크기 높이 거리 시간 기간 용량 속도 온도 습도 비율 넓이 면적 인원 규모 수
+    나이 점수 두께 폭 깊이 전력 출력 해상도 배터리 칼로리 열량 용적 부피 수량 개수 인구 정원""".split()
+)
 # Nouns of people that name no role (a role or title is `named_entities.ROLES`/`TITLES`).
 _PEOPLE = frozenset(
     (
@@ -44,11 +58,14 @@ _PERSON_ENDINGS = ("장", "자")  # 병원장, 공장장, 담당자, 책임자 (
 
 
 def asked_unit(question: str) -> str | None:
-    """The counter a 몇 asks in ("전기자전거 몇살부터 돼?" → 살); None without one."""
+    """The counter a 몇 asks in ("전기자전거 몇살부터 돼?" → 살), or 원 for a price ("하루권
+    얼마예요?": 얼마 not of a measure, "무게 얼마야?" asks kg); None without one."""
     tokens = get_kiwi().tokenize(question)
     for token, after in zip(tokens, tokens[1:], strict=False):
         if token.form == "몇" and token.tag in ("MM", "NR") and after.tag in _COUNTERS:
             return str(after.form)
+    if _PRICE.search(question) and not any(t.form in _MEASURES for t in tokens):
+        return "원"
     return None
 
 
