@@ -60,7 +60,14 @@ from planrag.text.answer_types import (
 from planrag.text.asked_heads import asked_head
 from planrag.text.entities import find_mentions
 from planrag.text.korean import opening_subject, written_compounds
-from planrag.text.korean_kinds import asked_unit, carries_unit, counted_in, refined_kind
+from planrag.text.korean_kinds import (
+    asked_unit,
+    asks_past,
+    carries_unit,
+    counted_in,
+    plans_ahead,
+    refined_kind,
+)
 from planrag.text.korean_synonyms import add_synonyms_held, synonym_patterns
 from planrag.text.korean_terms import add_kinds_held, add_names_held, add_parts_held
 from planrag.text.question_shapes import is_bridge
@@ -92,6 +99,9 @@ TOPIC_WEIGHT = 0.5
 # The kind a Korean 어느/무슨 question asks which one of ("어느 학교"): a sentence naming
 # something of that kind ("서울대학교") holds a candidate answer (session 13).
 KIND_WEIGHT = 1.5
+# A plan or the next occurrence ("다음 회의는 12월 9일에 열린다") for a question in the past
+# ("회의 언제 했어?"): what happened is asked (session 15).
+AHEAD_WEIGHT = 0.5
 # A span in the counter a Korean 몇 asks in ("몇 살": "16세", not "300대"; session 14); a
 # sentence whose numbers are all counted in other units gets no type credit (session 15).
 UNIT_MATCH = 0.5
@@ -138,6 +148,7 @@ class Reader(ReaderEvidence):
             self._head(asked or question, kind, terms),
             written_compounds(question) if is_korean(question) else {},
             asked_unit(asked or question) if is_korean(asked or question) else None,
+            is_korean(asked or question) and asks_past(asked or question),
         )  # fmt: skip
 
     def _head(self, question: str, kind: AnswerType, terms: set[str]) -> set[str]:
@@ -316,6 +327,7 @@ class Reader(ReaderEvidence):
             f["bridge"] = float(c.bridge)
             f["verb"] = float(bool(q.verb) and q.verb <= c.terms)
             f["kind"] = float(any(named_kind(t, k) for k in kind for t in c.terms))
+            f["ahead"] = float(q.past and plans_ahead(c.text))
             c.score = (
                 2.0 * f["lexical"]
                 + 0.5 * f["context"]
@@ -326,6 +338,7 @@ class Reader(ReaderEvidence):
                 + (BRIDGED_WEIGHT if q.bridged else BRIDGE_WEIGHT) * f["bridge"]
                 + VERB_WEIGHT * f["verb"]
                 + KIND_WEIGHT * f["kind"]
+                - AHEAD_WEIGHT * f["ahead"]
                 - 0.15 * c.rank
                 - 0.02 * c.position
                 - (0.3 if len(c.text) > ANSWER_BUDGET else 0.0)

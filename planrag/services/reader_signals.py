@@ -74,6 +74,7 @@ class ReadQuestion:
     # compounds written as one word ("연구단지": 연구 + 단지), found inside a sentence's names
     compounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unit: str | None = None  # the counter a Korean 몇 asks in ("몇 살" → 살: `korean_kinds`)
+    past: bool = False  # a Korean question in the past tense ("언제 했어?": `korean_kinds`)
 
     @property
     def asked(self) -> set[str]:

@@ -4,6 +4,8 @@
   asked carries that unit, or one written for it (살 and 세); "몇 시" asks a time of day
   ("18:00", "오후 4시 30분"), a date span, not an amount. "얼마" asks a price in 원 unless the
   question names a measure ("무게 얼마야?").
+- A question in the past ("회의 언제 했어?", "언제 열렸나요?") asks what happened, not what a
+  sentence plans ("다음 회의는 12월 9일에 열린다", "… 출시할 예정이다").
 - "…이름이 뭐야?" asks for a person only when the noun it names is one ("병원장 이름",
   "담당자 이름"); "앱 이름", "제품 이름" ask for a thing's name.
 
@@ -18,7 +20,7 @@ from planrag.text.answer_types import AnswerType
 from planrag.text.korean import get_kiwi
 from planrag.text.name_lexicon import ROLES, TITLES
 
-__all__ = ["asked_unit", "carries_unit", "counted_in", "refined_kind"]
+__all__ = ["asked_unit", "asks_past", "carries_unit", "counted_in", "plans_ahead", "refined_kind"]
 
 # Units written for one another in answers: a person's age is "16세" for "몇 살".
 _SAME_UNIT = {
@@ -118,3 +120,17 @@ def _person_noun(noun: str) -> bool:
         or (len(noun) >= 3 and noun.endswith(_PERSON_ENDINGS))
         or noun.isupper()  # CTO, CEO
     )
+
+
+_PAST = frozenset({"었", "았", "였", "었었", "았었"})
+_AHEAD = re.compile(r"예정|다음\s*(?:회의|회차|달|해|주|번)?\s*\(?|차기|향후|앞으로|할\s*계획|목표(?:는|로)")
+
+
+def asks_past(question: str) -> bool:
+    """Whether a Korean question asks in the past tense (Kiwi's 었/았/였 ending)."""
+    return any(t.tag == "EP" and t.form in _PAST for t in get_kiwi().tokenize(question))
+
+
+def plans_ahead(sentence: str) -> bool:
+    """Whether a Korean sentence states a plan or the next occurrence, not what happened."""
+    return _AHEAD.search(sentence) is not None
