@@ -126,6 +126,8 @@ _DATE = re.compile(
 # 1년 후", "3개월마다" (the date pattern has no such spans, so a number inside keeps its amount).
 _PERIOD = re.compile(
     r"(?:(?:근속|입사|재직|가입|계약)\s*)?\d+\s*(?:년|개월|달|주|일)\s*(?:마다|후|뒤|이\s*지나면)"
+    # a deadline counted from an event answers "언제까지": "3년 이내", "7일 안에", "3일 전까지"
+    r"|\d+\s*(?:년|개월|달|주|주일|일|시간)\s*(?:이내|안에|내에|전까지|전에)"
 )
 _KO_UNITS = (
     r"만|억|천|조|명|원|달러|개|대|건|곳|배|세|살|시간|분|초|일|주|개월|년|층|위|회|차|호|kg|g|t|"

@@ -3,7 +3,7 @@
 - The counter after 몇 ("몇 살", "몇 명", "몇 권", "몇 호", spaced or not: "몇살"): the number
   asked carries that unit, or one written for it (살 and 세); "몇 시" asks a time of day
   ("18:00", "오후 4시 30분"), a date span, not an amount. "얼마" asks a price in 원 unless the
-  question names a measure ("무게 얼마야?").
+  question names a measure ("무게 얼마야?"); "며칠" a count of days.
 - A question in the past ("회의 언제 했어?", "언제 열렸나요?") asks what happened, not what a
   sentence plans ("다음 회의는 12월 9일에 열린다", "… 출시할 예정이다").
 - "…이름이 뭐야?" asks for a person only when the noun it names is one ("병원장 이름",
@@ -66,6 +66,8 @@ def asked_unit(question: str) -> str | None:
     for token, after in zip(tokens, tokens[1:], strict=False):
         if token.form == "몇" and token.tag in ("MM", "NR") and after.tag in _COUNTERS:
             return str(after.form)
+    if "며칠" in question:  # "최대 며칠까지 돼?": a count of days
+        return "일"
     if _PRICE.search(question) and not any(t.form in _MEASURES for t in tokens):
         return "원"
     return None

@@ -13,8 +13,9 @@ see the term held:
   move) are left out.
 - A compound the question writes as one word that Kiwi keeps whole, ending in a head noun
   (`HEADS`: 날, 비, 료, 세, 값, 역): 월급날 = 월급 + 날, each part written any of its ways
-  (급여일, 월급 지급일); 택배비 → 배송비. A station is named, not described: 지하철역 is held
-  where the text names the line (지하철) and a word ending in 역 (동부역).
+  (급여일, 월급 지급일); 택배비 → 배송비; a day's compound (월급날) is held where its stem is
+  written (급여는 매월 25일에 지급). A station is named, not described: 지하철역 is held where
+  the text names the line (지하철) and a word ending in 역 (동부역).
 - Phrases a question asks with that hold no noun of the document's (`PHRASES`): "쉬는 날" is a
   휴관일 or 휴무, "하루권" a 1일권, "문 여는 시간" the 운영 시간; the phrase's noun is credited.
 
@@ -64,7 +65,7 @@ _GROUPS = """
 가격 값 판매가 정가 소비자가격
 요금 이용료 사용료 이용요금
 공짜 무료 무상
-할인 감면 우대
+할인 세일 감면 우대
 쿠폰 할인권
 포인트 적립금 마일리지
 부가세 부가가치세 VAT
@@ -106,7 +107,7 @@ AS A/S 애프터서비스 사후서비스
 히터 난방기
 분리수거 분리배출 재활용
 음식물쓰레기 음식물류폐기물
-관리실 관리사무소
+관리실 관리사무소 관리소
 기숙사 생활관 학생생활관
 등록금 수업료 학비 교육비
 수업 강의
@@ -118,10 +119,12 @@ AS A/S 애프터서비스 사후서비스
 충전소 충전기 충전시설
 회의실 미팅룸
 휴게실 라운지
-밥값 식대 식비
+밥값 점심값 식대 식비 중식비 중식대
 점심 > 중식
 출장비 출장여비 여비
 리드 > 주도 주관
+홀딩 일시정지 > 휴회 정지
+병원비 의료비 치료비 진료비
 상 > 어워드 수상 금상 은상 동상 최우수상 우수상 장려상
 """
 GROUPS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
@@ -137,8 +140,12 @@ HEADS: Mapping[str, tuple[str, ...]] = {
     "료": ("료", "비", "요금", "비용"),
     "세": ("세", "요금", "료"),
     "값": ("값", "비", "대", "요금", "가격", "비용"),
+    "장": ("장",),  # the head of a place: 관리소장 is the 관리사무소장
     "역": (),  # a station: the line's name and a word ending in 역 (its name)
 }
+# Heads whose compound is the stem's day: a text writing the stem holds it (월급날: "급여는 매월
+# 25일에 지급한다").
+_DAY_HEADS = frozenset({"날", "일"})
 _STATION = r"[가-힣]역(?:[은는이가을를에의도과와로]|에서|까지|으로|$|[^가-힣])"
 
 # (a phrase of the question, the noun of it credited, how documents write it)
@@ -148,6 +155,10 @@ PHRASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (r"한\s?달\s?(?:권|이용권|회원권|짜리|치)", "달", ("1개월", "한 달", "월 정기권", "월정액")),
     (r"일주일\s?(?:권|이용권|짜리|치)", "일주일", ("7일권", "1주일권", "7일 이용권", "1주 이용권")),
     (r"(?:회사|직장)에\s?(?:들어|입사)", "회사", ("입사", "합류")),
+    (r"물\s?(?:이\s?)?안\s?나오", "물", ("단수",)),
+    (r"비\s?(?:가\s?)?(?:오면|올\s?때|오는\s?날|내리면)", "비", ("우천", "비가")),
+    (r"가게\s?(?:를\s?)?(?:차리|내려|열려)", "가게", ("창업", "가맹", "개업", "개점")),
+    (r"(?:애|아이|애기|아기)(?:를|가)?\s?잃어버", "애", ("미아",)),
     (r"문\s?(?:여는|열고|닫는)\s?시간", "시간", ("운영 시간", "영업시간", "영업 시간", "운영시간", "개방 시간")),
 )
 
@@ -195,10 +206,12 @@ def _alternatives(term: str) -> tuple[Alternative, ...]:
     stems = _group(stem) or (stem,)
     if head == "역":
         return ((re.compile(_union(stems)), re.compile(_STATION)),) if len(stem) >= 2 else ()
+    if head in _DAY_HEADS:
+        return ((re.compile(_union(stems)),),)
     joined = [f"{s}{h}" for s, h in product(stems, HEADS[head])]
-    spaced = [rf"{_union([s])}\s?(?:지급)?{_surface(h)}" for s, h in product(stems, HEADS[head])]
-    words = [w for w in joined if w != term]
-    return ((re.compile("|".join([_union(words), *spaced])),),)
+    spaced = [rf"{_union([s])}\s?{_surface(h)}" for s, h in product(stems, HEADS[head])]
+    pieces = [p for p in (_union(w for w in joined if w != term), *spaced) if p]
+    return ((re.compile("|".join(pieces)),),)
 
 
 @lru_cache(maxsize=1024)

@@ -109,3 +109,21 @@ def test_a_question_in_the_past_reads_what_happened_not_the_plan(reader: Reader)
     assert past.lead is not None and "10월 14일" in past.lead.text
     ahead = reader.read("다음 회의 언제 열려?", [_passage(MINUTES)])
     assert ahead.lead is not None and "12월 9일" in ahead.lead.text
+
+
+INSURANCE = """# 여행자보험 안내
+
+보험 기간은 출발일부터 최대 90일까지이며, 가입은 2026년 4월 1일 기준 요율로 한다.
+보험금은 사고일로부터 3년 이내에 청구해야 합니다. 고객센터는 평일 09:00~18:00에 운영한다.
+"""
+
+
+def test_how_many_days_asks_a_count_of_days(reader: Reader) -> None:
+    reading = reader.read("여행 최대 며칠까지 보장돼?", [_passage(INSURANCE)])
+    assert reading.lead is not None and "90일" in reading.lead.text
+
+
+def test_until_when_reads_a_deadline_counted_from_an_event(reader: Reader) -> None:
+    # Before: no date span in "3년 이내": the opening hours' sentence led.
+    reading = reader.read("보험금 청구 언제까지 해야돼요", [_passage(INSURANCE)])
+    assert reading.lead is not None and "3년 이내" in reading.lead.text

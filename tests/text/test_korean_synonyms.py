@@ -34,6 +34,14 @@ def credited(question: str, terms: set[str], text: str) -> set[str]:
         ("강변분관 쉬는 날 언제야?", "날", "정기 휴관일은 강변분관이 매주 화요일이다."),
         ("씽씽 하루권 얼마예요?", "하루", "| 1일권 | 2,000원 | 120분 |"),
         ("문 여는 시간 알려줘", "시간", "운영 시간은 오전 10시부터다."),
+        ("비오면 공연 어디서 해?", "비", "우천 시에는 체육관에서 공연한다."),
+        # session 15, from the tune half of ko_fresh2
+        ("관리소장 누구야?", "관리소장", "관리사무소장: 정태민"),
+        ("점심값 얼마 나와요?", "점심값", "식대는 월 20만 원을 지원한다."),
+        ("한달권도 홀딩되나요?", "홀딩", "1개월권은 휴회할 수 없습니다."),
+        ("마감 세일 몇 프로야?", "세일", "영업 종료 1시간 전에는 30% 할인한다."),
+        ("든든형 병원비 얼마까지 나와?", "병원비", "해외 의료비 한도는 3,000만 원이다."),
+        ("월급날 언제야?", "월급날", "급여는 매월 25일에 지급한다."),  # a day's stem alone
     ],
 )
 def test_a_text_writing_the_term_another_way_holds_it(question: str, term: str, text: str) -> None:
@@ -69,3 +77,10 @@ def test_a_term_already_held_stays_and_others_are_untouched() -> None:
     patterns = synonym_patterns("DK-200 무게 얼마야?", {"무게", "dk"})
     add_synonyms_held(patterns, ["무게는 2kg", "| 중량 | 2kg |"], held)
     assert held == [{"무게"}, {"dk", "무게"}]
+
+
+def test_a_compound_with_no_other_way_of_writing_matches_only_itself() -> None:
+    # 지사장 has no group: its one alternative is itself, never an empty pattern (which
+    # matched every sentence: "총장은 배수현이다" held 지사장).
+    assert credited("누리테크 지사장 누구야?", {"지사장"}, "부경해양대학교의 총장은 배수현이다.") == set()
+    assert credited("누리테크 지사장 누구야?", {"지사장"}, "싱가포르 지사 장은 림웨이밍이다.") == {"지사장"}
