@@ -151,7 +151,9 @@ def load_set(name: str, shared: Path) -> tuple[dict[str, tuple[str, str]], list[
         return beir_set(shared / "hotpotqa_dev_subset" / "hotpotqa_24.json")
     if name == "allganize":
         return beir_set(shared / "allganize_rag_ko" / "allganize_rag_ko_200.json")
-    raise SystemExit(f"unknown set {name!r}: ko, ko_fresh, ko_fresh2, hotpot, hotpot24 or allganize")
+    raise SystemExit(
+        f"unknown set {name!r}: ko, ko_fresh, ko_fresh2, hotpot, hotpot24 or allganize"
+    )
 
 
 def ensure_kb(

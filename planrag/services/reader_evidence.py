@@ -102,9 +102,7 @@ class ReaderEvidence:
         if not terms:
             return 1.0
         text = f"{passage.title or ''}\n{plain_text(passage.content)}"
-        return len(self.held(terms, [text], compounds=compounds, question=question)[0]) / len(
-            terms
-        )
+        return len(self.held(terms, [text], compounds=compounds, question=question)[0]) / len(terms)
 
     def held(
         self,
@@ -167,9 +165,7 @@ class ReaderEvidence:
         """The numbers of the passages that pass the evidence check."""
         terms, compounds = self.terms(question), written_compounds(question)
         shown = list(passages[:READ_PASSAGES])
-        passed = [
-            p.n for p in shown if self.coverage(terms, p, compounds, question) >= self._floor
-        ]
+        passed = [p.n for p in shown if self.coverage(terms, p, compounds, question) >= self._floor]
         if passed or self._embedder is None or self._floor <= 0:  # e5 only when words fail
             return passed
         return [p.n for p, near in zip(shown, self.near(question, shown), strict=True) if near]

@@ -35,10 +35,10 @@ _TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}|\d\s*시(?!간)")
 _COUNTERS = ("NNB", "NNG")
 # "얼마" asking a price: not "얼마나" (how long, how far), and not of a measure the question names.
 _PRICE = re.compile(r"얼마(?!나|큼|만큼|동안)")
-_MEASURES = frozenset(
-    """무게 중량 길이 크기 높이 거리 시간 기간 용량 속도 온도 습도 비율 넓이 면적 인원 규모 수
-    나이 점수 두께 폭 깊이 전력 출력 해상도 배터리 칼로리 열량 용적 부피 수량 개수 인구 정원""".split()
-)
+_MEASURE_WORDS = """무게 중량 길이 크기 높이 거리 시간 기간 용량 속도 온도 습도 비율 넓이 면적
+    인원 규모 수 나이 점수 두께 폭 깊이 전력 출력 해상도 배터리 칼로리 열량 용적 부피 수량 개수
+    인구 정원"""
+_MEASURES = frozenset(_MEASURE_WORDS.split())
 # Nouns of people that name no role (a role or title is `named_entities.ROLES`/`TITLES`).
 _PEOPLE = frozenset(
     (
@@ -125,7 +125,9 @@ def _person_noun(noun: str) -> bool:
 
 
 _PAST = frozenset({"었", "았", "였", "었었", "았었"})
-_AHEAD = re.compile(r"예정|다음\s*(?:회의|회차|달|해|주|번)?\s*\(?|차기|향후|앞으로|할\s*계획|목표(?:는|로)")
+_AHEAD = re.compile(
+    r"예정|다음\s*(?:회의|회차|달|해|주|번)?\s*\(?|차기|향후|앞으로|할\s*계획|목표(?:는|로)"
+)
 
 
 def asks_past(question: str) -> bool:

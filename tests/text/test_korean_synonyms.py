@@ -82,5 +82,6 @@ def test_a_term_already_held_stays_and_others_are_untouched() -> None:
 def test_a_compound_with_no_other_way_of_writing_matches_only_itself() -> None:
     # 지사장 has no group: its one alternative is itself, never an empty pattern (which
     # matched every sentence: "총장은 배수현이다" held 지사장).
-    assert credited("누리테크 지사장 누구야?", {"지사장"}, "부경해양대학교의 총장은 배수현이다.") == set()
-    assert credited("누리테크 지사장 누구야?", {"지사장"}, "싱가포르 지사 장은 림웨이밍이다.") == {"지사장"}
+    question = "누리테크 지사장 누구야?"
+    assert credited(question, {"지사장"}, "부경해양대학교의 총장은 배수현이다.") == set()
+    assert credited(question, {"지사장"}, "싱가포르 지사 장은 림웨이밍이다.") == {"지사장"}
